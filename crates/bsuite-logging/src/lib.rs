@@ -2,3 +2,4 @@
 //! results back.
 
 pub mod pyfmt;
+pub mod results;

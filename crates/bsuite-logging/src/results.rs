@@ -1,0 +1,1 @@
+//! Reading bsuite CSV results back into typed per-id tables.
