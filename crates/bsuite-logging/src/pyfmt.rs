@@ -34,6 +34,12 @@ pub fn write_float_repr(out: &mut String, x: f64) {
         out.push_str(if x.is_sign_negative() { "-0.0" } else { "0.0" });
         return;
     }
+    // Fast path for integral values below 1e15 (most observations and counters), which
+    // Python writes in fixed notation with a trailing ".0".
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        let _ = write!(out, "{}.0", x as i64);
+        return;
+    }
     // `{:e}` gives the shortest round-trip digit count, but breaks exact ties upwards while
     // Python picks the nearest string with ties to even; re-rounding x correctly (Rust's
     // exact formatting rounds half to even) to that many digits gives Python's choice.
