@@ -1,0 +1,449 @@
+//! [`CsvLogger`]: bsuite-format CSV files, one per bsuite_id, rewritten whole and atomically
+//! at every logged row (bsuite's `logging/csv_logging.py`).
+//!
+//! The text is what bsuite 0.3.6 (pandas `to_csv`) writes: a header, then one line per row;
+//! a column that ever holds a float is written as floats in every row, in Python's `repr`.
+//!
+//! Every rewrite goes to a hidden temporary file in the results directory, is synced, and is
+//! renamed over the result, so a run killed at any moment leaves the previous complete file
+//! or the new one, never a torn one. The file work runs on a background thread that always
+//! writes the newest table and skips superseded ones (each file holds all rows, so nothing
+//! is lost), which keeps the stepping thread off the disk; [`Logger::flush`] waits for it.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use bsuite_envs::{BsuiteId, InfoValue};
+
+use crate::logger::{LogError, Logger, Row};
+use crate::pyfmt::write_float_repr;
+
+/// Prefix of every bsuite results file name.
+pub const BSUITE_PREFIX: &str = "bsuite_id_-_";
+
+/// The results file name of `id`: `bsuite_id_-_<experiment>-<index>.csv`.
+///
+/// ```
+/// let id = "deep_sea_stochastic/12".parse().unwrap();
+/// assert_eq!(
+///     bsuite_logging::csv_logging::file_name(&id),
+///     "bsuite_id_-_deep_sea_stochastic-12.csv"
+/// );
+/// ```
+pub fn file_name(id: &BsuiteId) -> String {
+    format!("{BSUITE_PREFIX}{}-{}.csv", id.experiment().name, id.index())
+}
+
+/// The temporary file a rewrite of `path` goes through; hidden, and not ending in `.csv`,
+/// so bsuite's loader (which globs `*.csv`) never sees it.
+pub fn temp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+/// Rows rendered as pandas would, kept rendered so that appending a row usually appends one
+/// line instead of re-rendering the table.
+#[derive(Default)]
+pub struct CsvTable {
+    columns: Vec<&'static str>,
+    is_float: Vec<bool>,
+    rows: Vec<Vec<Option<InfoValue>>>,
+    text: String,
+}
+
+impl CsvTable {
+    /// Adds a row. Columns are the union of the rows' keys in first-seen order; a cell a row
+    /// lacks is NaN to pandas, written empty, and makes its column a float column.
+    pub fn push(&mut self, row: &Row) {
+        let was_float = self.is_float.clone();
+        let num_columns = self.columns.len();
+        let mut cells = vec![None; num_columns];
+        for &(key, value) in row {
+            let col = match self.columns.iter().position(|c| *c == key) {
+                Some(col) => col,
+                None => {
+                    self.columns.push(key);
+                    // Earlier rows lack it: NaN makes it a float column.
+                    self.is_float.push(!self.rows.is_empty());
+                    cells.push(None);
+                    self.columns.len() - 1
+                }
+            };
+            cells[col] = Some(value);
+            if matches!(value, InfoValue::Float(_)) {
+                self.is_float[col] = true;
+            }
+        }
+        for (col, cell) in cells.iter().enumerate() {
+            if cell.is_none() {
+                self.is_float[col] = true;
+            }
+        }
+        self.rows.push(cells);
+        if self.columns.len() == num_columns && self.is_float == was_float && !self.text.is_empty()
+        {
+            let row = self.rows.last().expect("just pushed");
+            render_row(&mut self.text, row, &self.is_float);
+        } else {
+            self.render();
+        }
+    }
+
+    fn render(&mut self) {
+        self.text.clear();
+        self.text.push_str(&self.columns.join(","));
+        self.text.push('\n');
+        for row in &self.rows {
+            render_row(&mut self.text, row, &self.is_float);
+        }
+    }
+
+    /// The CSV text: header and every row, newline-terminated.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Number of rows pushed.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// True before the first row.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+}
+
+fn render_row(out: &mut String, row: &[Option<InfoValue>], is_float: &[bool]) {
+    use std::fmt::Write as _;
+    for (col, cell) in row.iter().enumerate() {
+        if col > 0 {
+            out.push(',');
+        }
+        match (*cell, is_float[col]) {
+            (None, _) => {}
+            (Some(InfoValue::Int(v)), false) => {
+                let _ = write!(out, "{v}");
+            }
+            (Some(value), _) => write_float_repr(out, value.as_f64()),
+        }
+    }
+    // Cells of columns added after this row was pushed.
+    for _ in row.len()..is_float.len() {
+        out.push(',');
+    }
+    out.push('\n');
+}
+
+/// Writes bsuite's CSV file for one bsuite_id (see the [module docs](self)).
+///
+/// ```
+/// use bsuite_envs::Environment;
+/// use bsuite_logging::{CsvLogger, Logging};
+///
+/// let dir = std::env::temp_dir().join(format!("bsuite-doc-{}", std::process::id()));
+/// let id = "bandit/0".parse().unwrap();
+/// let logger = CsvLogger::create(&id, &dir, true).unwrap();
+/// let path = logger.path().to_owned();
+/// let mut env = Logging::new(bsuite_envs::load("bandit/0").unwrap(), logger);
+/// for _ in 0..3 {
+///     env.reset();
+///     env.step(0).unwrap();
+/// }
+/// env.finish().unwrap();
+/// let text = std::fs::read_to_string(&path).unwrap();
+/// assert!(text.starts_with("steps,episode,total_return,episode_len,episode_return,total_regret\n1,1,"));
+/// assert_eq!(text.lines().count(), 4);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub struct CsvLogger {
+    path: PathBuf,
+    table: CsvTable,
+    shared: Arc<Shared>,
+    writer: Option<JoinHandle<()>>,
+}
+
+struct Shared {
+    state: Mutex<WriterState>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct WriterState {
+    /// The newest text not yet taken by the writer.
+    pending: Option<String>,
+    /// The writer is writing a file now.
+    busy: bool,
+    /// No more text will come; the writer exits when idle.
+    closed: bool,
+    /// The writer's first error not yet reported.
+    error: Option<LogError>,
+    /// Text buffer handed back by the writer for reuse.
+    spare: Option<String>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, WriterState> {
+        // A panic while holding this lock cannot leave the state inconsistent.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl CsvLogger {
+    /// Prepares `results_dir/bsuite_id_-_<experiment>-<index>.csv`, creating the directory.
+    ///
+    /// An existing file is an error ([`LogError::Exists`]) unless `overwrite`; with
+    /// `overwrite` it is replaced at the first row, as in bsuite.
+    pub fn create(id: &BsuiteId, results_dir: &Path, overwrite: bool) -> Result<Self, LogError> {
+        Self::create_at(results_dir.join(file_name(id)), overwrite)
+    }
+
+    /// Like [`CsvLogger::create`], with an explicit file path.
+    pub fn create_at(path: PathBuf, overwrite: bool) -> Result<Self, LogError> {
+        let io_err = |action, path: &Path| {
+            let path = path.to_owned();
+            move |source| LogError::Io {
+                action,
+                path,
+                source,
+            }
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir).map_err(io_err("creating results directory", dir))?;
+        }
+        let exists = path
+            .try_exists()
+            .map_err(io_err("checking for an existing", &path))?;
+        if exists && !overwrite {
+            return Err(LogError::Exists { path });
+        }
+        let temp = temp_path(&path);
+        match fs::remove_file(&temp) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                return Err(io_err("removing stale temporary file", &temp)(e))
+            }
+            _ => {}
+        }
+        let shared = Arc::new(Shared {
+            state: Mutex::new(WriterState::default()),
+            wake: Condvar::new(),
+        });
+        let writer = {
+            let shared = Arc::clone(&shared);
+            let target = path.clone();
+            std::thread::Builder::new()
+                .name("bsuite-csv-writer".into())
+                .spawn(move || write_loop(&shared, &target, &temp))
+                .map_err(io_err("starting the writer thread for", &path))?
+        };
+        Ok(CsvLogger {
+            path,
+            table: CsvTable::default(),
+            shared,
+            writer: Some(writer),
+        })
+    }
+
+    /// The results file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The rows logged so far, rendered.
+    pub fn table(&self) -> &CsvTable {
+        &self.table
+    }
+
+    fn wait_idle(&self) -> Result<(), LogError> {
+        let mut state = self.shared.lock();
+        while state.pending.is_some() || state.busy {
+            state = self
+                .shared
+                .wake
+                .wait(state)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        state.error.take().map_or(Ok(()), Err)
+    }
+}
+
+impl Logger for CsvLogger {
+    /// Adds the row and hands the whole table to the writer; reports an earlier write's
+    /// error, if any.
+    fn write(&mut self, row: &Row) -> Result<(), LogError> {
+        self.table.push(row);
+        let mut state = self.shared.lock();
+        if let Some(err) = state.error.take() {
+            return Err(err);
+        }
+        let mut text = state
+            .pending
+            .take()
+            .or_else(|| state.spare.take())
+            .unwrap_or_default();
+        text.clear();
+        text.push_str(self.table.text());
+        state.pending = Some(text);
+        drop(state);
+        self.shared.wake.notify_all();
+        Ok(())
+    }
+
+    /// Waits until the newest table is in the file, and syncs the directory entry.
+    fn flush(&mut self) -> Result<(), LogError> {
+        self.wait_idle()?;
+        if self.table.is_empty() {
+            return Ok(());
+        }
+        sync_dir(&self.path).map_err(|source| LogError::Io {
+            action: "syncing the directory of",
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+impl Drop for CsvLogger {
+    /// Finishes the last write (errors are lost here; call [`Logger::flush`] to see them).
+    fn drop(&mut self) {
+        self.shared.lock().closed = true;
+        self.shared.wake.notify_all();
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+fn write_loop(shared: &Shared, path: &Path, temp: &Path) {
+    let mut state = shared.lock();
+    loop {
+        if let Some(text) = state.pending.take() {
+            state.busy = true;
+            drop(state);
+            let result = write_atomically(path, temp, text.as_bytes());
+            state = shared.lock();
+            state.busy = false;
+            state.spare = Some(text);
+            if let Err(err) = result {
+                state.error.get_or_insert(err);
+            }
+            shared.wake.notify_all();
+        } else if state.closed {
+            return;
+        } else {
+            state = shared.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Writes `contents` to `temp`, syncs it and renames it over `path`.
+fn write_atomically(path: &Path, temp: &Path, contents: &[u8]) -> Result<(), LogError> {
+    let io_err = |action, path: &Path| {
+        let path = path.to_owned();
+        move |source| LogError::Io {
+            action,
+            path,
+            source,
+        }
+    };
+    let mut file = File::create(temp).map_err(io_err("creating", temp))?;
+    file.write_all(contents).map_err(io_err("writing", temp))?;
+    file.sync_data().map_err(io_err("syncing", temp))?;
+    drop(file);
+    fs::rename(temp, path).map_err(io_err("renaming the temporary file onto", path))
+}
+
+#[cfg(unix)]
+fn sync_dir(path: &Path) -> io::Result<()> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => File::open(dir)?.sync_all(),
+        None => File::open(".")?.sync_all(),
+    }
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(values: &[(&'static str, InfoValue)]) -> Vec<(&'static str, InfoValue)> {
+        values.to_vec()
+    }
+
+    #[test]
+    fn int_column_turns_float_retroactively() {
+        use InfoValue::{Float, Int};
+        let mut table = CsvTable::default();
+        table.push(&row(&[("a", Int(1)), ("b", Int(0))]));
+        table.push(&row(&[("a", Int(2)), ("b", Int(0))]));
+        assert_eq!(table.text(), "a,b\n1,0\n2,0\n");
+        table.push(&row(&[("a", Int(3)), ("b", Float(0.1 + 0.2))]));
+        assert_eq!(table.text(), "a,b\n1,0.0\n2,0.0\n3,0.30000000000000004\n");
+        table.push(&row(&[("a", Int(4)), ("c", Int(7))]));
+        assert_eq!(
+            table.text(),
+            "a,b,c\n1,0.0,\n2,0.0,\n3,0.30000000000000004,\n4,,7.0\n"
+        );
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("bsuite-csv-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn never_clobbers_without_overwrite() {
+        let dir = scratch("clobber");
+        let id: BsuiteId = "catch/3".parse().unwrap();
+        let mut logger = CsvLogger::create(&id, &dir, false).unwrap();
+        logger.write(&[("x", InfoValue::Int(1))]).unwrap();
+        logger.flush().unwrap();
+        drop(logger);
+        let path = dir.join("bsuite_id_-_catch-3.csv");
+        let err = CsvLogger::create(&id, &dir, false).err().unwrap();
+        let msg = err.to_string();
+        assert!(msg.contains(&*path.to_string_lossy()) && msg.contains("--overwrite"));
+        assert_eq!(fs::read_to_string(&path).unwrap(), "x\n1\n");
+        // Overwrite replaces the file only at the first row.
+        let mut logger = CsvLogger::create(&id, &dir, true).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "x\n1\n");
+        logger.write(&[("y", InfoValue::Int(2))]).unwrap();
+        logger.flush().unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "y\n2\n");
+        drop(logger);
+        let names: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["bsuite_id_-_catch-3.csv"], "no temporary file left");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn io_errors_are_reported_with_the_file() {
+        let dir = scratch("ioerr");
+        let id: BsuiteId = "catch/3".parse().unwrap();
+        let mut logger = CsvLogger::create(&id, &dir, false).unwrap();
+        fs::remove_dir_all(&dir).unwrap();
+        logger.write(&[("x", InfoValue::Int(1))]).unwrap();
+        let msg = logger.flush().unwrap_err().to_string();
+        assert!(msg.contains(".bsuite_id_-_catch-3.csv.tmp"), "{msg}");
+        // A directory that cannot be created is reported at creation.
+        let blocker = scratch("blocker");
+        fs::write(&blocker, "").unwrap();
+        let msg = CsvLogger::create(&id, &blocker.join("sub"), false)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(msg.contains("creating results directory"), "{msg}");
+        fs::remove_file(&blocker).unwrap();
+    }
+}
