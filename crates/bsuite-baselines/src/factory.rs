@@ -1,0 +1,69 @@
+//! Agents by name, for runners that take the agent from the command line.
+
+use bsuite_envs::{ActionSpec, BsuiteId, ObservationSpec};
+
+use crate::agent::Agent;
+use crate::random::Random;
+
+/// What an agent is built from: the id it will run on, its specs and the agent seed.
+#[derive(Clone, Debug)]
+pub struct AgentSetup {
+    /// The bsuite_id the agent will run on.
+    pub id: BsuiteId,
+    /// The environment's observation spec.
+    pub observation_spec: ObservationSpec,
+    /// The environment's action spec.
+    pub action_spec: ActionSpec,
+    /// The agent's seed (42 by default, as bsuite's `run.py` passes).
+    pub seed: u32,
+}
+
+/// A named agent constructor.
+#[derive(Clone, Copy)]
+pub struct AgentEntry {
+    /// The name runners accept, e.g. `"random"`.
+    pub name: &'static str,
+    /// One line for help texts.
+    pub description: &'static str,
+    /// Builds a fresh agent for one bsuite_id.
+    pub make: fn(&AgentSetup) -> Box<dyn Agent>,
+}
+
+/// The agents this build provides. The LibTorch agents join this list when the crate is
+/// built with their feature.
+pub fn agents() -> Vec<AgentEntry> {
+    vec![AgentEntry {
+        name: "random",
+        description: "uniformly random actions, RandomState(seed).randint(num_actions) per step",
+        make: |setup| Box::new(Random::new(setup.action_spec, setup.seed)),
+    }]
+}
+
+/// An agent name this build does not provide.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown agent '{name}'; valid agents: {}", valid.join(", "))]
+pub struct UnknownAgent {
+    /// The name asked for.
+    pub name: String,
+    /// The names available.
+    pub valid: Vec<&'static str>,
+}
+
+/// Looks up an agent by name.
+///
+/// ```
+/// let entry = bsuite_baselines::factory::agent("random").unwrap();
+/// assert_eq!(entry.name, "random");
+/// let err = bsuite_baselines::factory::agent("rnadom").err().unwrap();
+/// assert_eq!(err.to_string(), "unknown agent 'rnadom'; valid agents: random");
+/// ```
+pub fn agent(name: &str) -> Result<AgentEntry, UnknownAgent> {
+    let all = agents();
+    all.iter()
+        .find(|entry| entry.name == name)
+        .copied()
+        .ok_or_else(|| UnknownAgent {
+            name: name.to_string(),
+            valid: all.iter().map(|entry| entry.name).collect(),
+        })
+}
