@@ -82,8 +82,12 @@ impl TimeStep {
     /// Resizes the observation buffer to `len` zeros and returns it for filling.
     #[inline]
     pub(crate) fn zeroed_observation(&mut self, len: usize) -> &mut [f32] {
-        self.observation.clear();
-        self.observation.resize(len, 0.0);
+        if self.observation.len() == len {
+            self.observation.fill(0.0);
+        } else {
+            self.observation.clear();
+            self.observation.resize(len, 0.0);
+        }
         &mut self.observation
     }
 }

@@ -28,12 +28,27 @@ pub const MNIST_DIR_VAR: &str = "BSUITE_MNIST_DIR";
 const EMBEDDED_IMAGES: &[u8] = include_bytes!("../data/mnist_5k-images-idx3-ubyte.gz");
 const EMBEDDED_LABELS: &[u8] = include_bytes!("../data/mnist_5k-labels-idx1-ubyte.gz");
 
-/// Images (28x28 bytes, row-major) and labels.
-#[derive(Clone, PartialEq, Eq)]
+/// Images and labels, with every image already converted to the observation the MNIST
+/// bandit shows (so a reset is a copy, not a conversion).
+#[derive(Clone, PartialEq)]
 pub struct MnistData {
-    images: Vec<u8>,
+    observations: Vec<f32>,
     labels: Vec<u8>,
 }
+
+/// `f32(i8(byte)) / 255f32` for every byte value.
+///
+/// Quirk: bsuite parses MNIST pixels as *signed* bytes, so bytes of 128 and above become
+/// negative (255 shows up as -1/255). Every MNIST observation depends on this.
+static PIXEL_VALUES: [f32; 256] = {
+    let mut table = [0.0f32; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8 as i8) as f32 / 255.0;
+        b += 1;
+    }
+    table
+};
 
 impl std::fmt::Debug for MnistData {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -53,7 +68,11 @@ impl MnistData {
         if labels.is_empty() {
             return Err(MnistError::Empty);
         }
-        Ok(MnistData { images, labels })
+        let observations = images.iter().map(|&b| PIXEL_VALUES[b as usize]).collect();
+        Ok(MnistData {
+            observations,
+            labels,
+        })
     }
 
     /// Number of images.
@@ -66,9 +85,9 @@ impl MnistData {
         self.labels.is_empty()
     }
 
-    /// The pixel bytes of image `index`.
-    pub fn image(&self, index: usize) -> &[u8] {
-        &self.images[index * PIXELS..(index + 1) * PIXELS]
+    /// Image `index` as the bandit shows it: `f32(i8(byte)) / 255`, row-major 28x28.
+    pub fn image(&self, index: usize) -> &[f32] {
+        &self.observations[index * PIXELS..(index + 1) * PIXELS]
     }
 
     /// The label (0..=9) of image `index`.
@@ -290,7 +309,16 @@ mod tests {
         // mnist_5k is sorted by label in blocks of 500.
         assert_eq!(data.label(0), 0);
         assert_eq!(data.label(4999), 9);
-        assert!(data.image(123).iter().any(|&p| p > 128));
+        // The signed-byte quirk makes bright pixels negative.
+        assert!(data.image(123).iter().any(|&p| p < 0.0));
+    }
+
+    #[test]
+    fn pixels_are_signed_bytes_over_255() {
+        assert_eq!(PIXEL_VALUES[0], 0.0);
+        assert_eq!(PIXEL_VALUES[127], 127.0 / 255.0);
+        assert_eq!(PIXEL_VALUES[255], -1.0 / 255.0);
+        assert_eq!(PIXEL_VALUES[128], -128.0 / 255.0);
     }
 
     #[test]

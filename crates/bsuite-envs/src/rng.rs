@@ -24,6 +24,9 @@ const LOWER_MASK: u32 = 0x7fff_ffff;
 #[derive(Clone)]
 pub struct RandomState {
     state: Box<[u32; N]>,
+    /// The tempered outputs of the current block, produced in bulk at each twist: the
+    /// environments draw dozens of words per step, and bulk tempering vectorises.
+    output: Box<[u32; N]>,
     pos: usize,
     cached_gaussian: Option<f64>,
 }
@@ -50,20 +53,55 @@ impl RandomState {
         }
         RandomState {
             state,
+            output: Box::new([0u32; N]),
             pos: N,
             cached_gaussian: None,
         }
     }
 
+    /// Regenerates the state block and tempers all of its words.
+    ///
+    /// Written out of place (old block to new block) so that each of the three ranges of the
+    /// recurrence is a plain zip over slices, which the compiler vectorises.
+    #[cold]
     fn twist(&mut self) {
-        let mt = &mut self.state;
-        for i in 0..N {
-            let y = (mt[i] & UPPER_MASK) | (mt[(i + 1) % N] & LOWER_MASK);
-            let mut next = mt[(i + M) % N] ^ (y >> 1);
-            if y & 1 != 0 {
-                next ^= MATRIX_A;
+        #[inline(always)]
+        fn mix(upper: u32, lower: u32, far: u32) -> u32 {
+            let y = (upper & UPPER_MASK) | (lower & LOWER_MASK);
+            far ^ (y >> 1) ^ (0u32.wrapping_sub(y & 1) & MATRIX_A)
+        }
+        let old = &*self.state;
+        let new = &mut *self.output;
+        // new[i] for i < N - M reads only the old block.
+        let ranges = old[..N - M].iter().zip(&old[1..=N - M]).zip(&old[M..]);
+        for (slot, ((&upper, &lower), &far)) in new[..N - M].iter_mut().zip(ranges) {
+            *slot = mix(upper, lower, far);
+        }
+        // new[i] for N - M <= i < N - 1 reads new[i - (N - M)], computed earlier: go in
+        // chunks of N - M so each chunk only reads finished ones.
+        let mut start = N - M;
+        while start < N - 1 {
+            let end = (start + (N - M)).min(N - 1);
+            let (done, rest) = new.split_at_mut(start);
+            let source = &done[start - (N - M)..];
+            let ranges = old[start..end]
+                .iter()
+                .zip(&old[start + 1..=end])
+                .zip(source);
+            for (slot, ((&upper, &lower), &far)) in rest[..end - start].iter_mut().zip(ranges) {
+                *slot = mix(upper, lower, far);
             }
-            mt[i] = next;
+            start = end;
+        }
+        new[N - 1] = mix(old[N - 1], new[0], new[M - 1]);
+        std::mem::swap(&mut self.state, &mut self.output);
+        for (out, &word) in self.output.iter_mut().zip(self.state.iter()) {
+            let mut y = word;
+            y ^= y >> 11;
+            y ^= (y << 7) & 0x9d2c_5680;
+            y ^= (y << 15) & 0xefc6_0000;
+            y ^= y >> 18;
+            *out = y;
         }
         self.pos = 0;
     }
@@ -74,12 +112,8 @@ impl RandomState {
         if self.pos >= N {
             self.twist();
         }
-        let mut y = self.state[self.pos];
+        let y = self.output[self.pos];
         self.pos += 1;
-        y ^= y >> 11;
-        y ^= (y << 7) & 0x9d2c_5680;
-        y ^= (y << 15) & 0xefc6_0000;
-        y ^= y >> 18;
         y
     }
 
@@ -88,7 +122,8 @@ impl RandomState {
     pub fn rand(&mut self) -> f64 {
         let a = (self.next_u32() >> 5) as f64;
         let b = (self.next_u32() >> 6) as f64;
-        (a * 67_108_864.0 + b) / 9_007_199_254_740_992.0
+        // numpy divides by 2^53; multiplying by 2^-53 is exactly the same operation.
+        (a * 67_108_864.0 + b) * (1.0 / 9_007_199_254_740_992.0)
     }
 
     /// `uniform(low, high)`: `low + (high - low) * rand()`, with the difference taken first.
@@ -143,6 +178,40 @@ impl RandomState {
             values.swap(i, j);
         }
         values
+    }
+
+    /// `binomial(1, 0.5)`: the same draw as [`RandomState::bernoulli`] with `p = 0.5`
+    /// (`rand() > 0.5`), decided on the integers without forming the double.
+    #[inline]
+    pub fn bernoulli_half(&mut self) -> u8 {
+        // rand() = (a * 2^26 + b) / 2^53 > 1/2  <=>  a > 2^26, or a == 2^26 and b > 0.
+        let a = self.next_u32() >> 5;
+        let b = self.next_u32() >> 6;
+        u8::from(a > 1 << 26 || (a == 1 << 26 && b > 0))
+    }
+
+    /// `binomial(1, 0.5, size=len)` written as `0.0`/`1.0` into `out`: the same draws as
+    /// calling [`RandomState::bernoulli_half`] once per element, taken straight from the
+    /// current block of words.
+    pub fn fill_bernoulli_half(&mut self, out: &mut [f32]) {
+        let mut rest = out;
+        while !rest.is_empty() {
+            if self.pos + 1 >= N {
+                // The pair straddles a block boundary (or the block is used up).
+                rest[0] = f32::from(self.bernoulli_half());
+                rest = &mut rest[1..];
+                continue;
+            }
+            let pairs = rest.len().min((N - self.pos) / 2);
+            let words = &self.output[self.pos..self.pos + 2 * pairs];
+            let (now, later) = rest.split_at_mut(pairs);
+            for (slot, pair) in now.iter_mut().zip(words.chunks_exact(2)) {
+                let (a, b) = (pair[0] >> 5, pair[1] >> 6);
+                *slot = f32::from(u8::from(a > 1 << 26 || (a == 1 << 26 && b > 0)));
+            }
+            self.pos += 2 * pairs;
+            rest = later;
+        }
     }
 
     /// `binomial(1, p)`: one Bernoulli draw, consuming exactly one `rand()` (numpy's
@@ -253,10 +322,37 @@ mod tests {
     fn bernoulli_half_is_one_draw_above_half() {
         let mut a = RandomState::new(3);
         let mut b = RandomState::new(3);
-        for _ in 0..100 {
+        let mut c = RandomState::new(3);
+        for _ in 0..5000 {
             let u = b.rand();
             assert_eq!(a.bernoulli(0.5), u8::from(u > 0.5));
+            assert_eq!(c.bernoulli_half(), u8::from(u > 0.5));
         }
+    }
+
+    #[test]
+    fn bulk_bernoulli_matches_one_by_one_across_blocks() {
+        let mut bulk = RandomState::new(11);
+        let mut single = RandomState::new(11);
+        let mut buf = vec![0.0f32; 0];
+        for len in (0..400).chain([1, 623, 624, 625, 5000]) {
+            buf.resize(len, 9.0);
+            bulk.fill_bernoulli_half(&mut buf);
+            let expected: Vec<f32> = (0..len)
+                .map(|_| f32::from(single.bernoulli_half()))
+                .collect();
+            assert_eq!(buf, expected, "len {len}");
+            // Interleave an odd draw so pairs straddle block boundaries at every offset.
+            assert_eq!(bulk.next_u32(), single.next_u32());
+        }
+    }
+
+    #[test]
+    fn many_blocks_match_numpy() {
+        // r = np.random.RandomState(5); r.randint(2**32, size=3000, dtype=np.uint64)[-3:]
+        let mut rng = RandomState::new(5);
+        let words: Vec<u32> = (0..3000).map(|_| rng.next_u32()).collect();
+        assert_eq!(&words[2997..], &[637_499_339, 3_869_371_260, 824_242_727]);
     }
 
     #[test]

@@ -45,7 +45,7 @@ impl MemoryChain {
     fn draw_context(&mut self) {
         self.context.clear();
         for _ in 0..self.num_bits {
-            let bit = self.rng.bernoulli(0.5);
+            let bit = self.rng.bernoulli_half();
             self.context.push(bit);
         }
         // Quirk: with one bit, `randint(1)` consumes no randomness.

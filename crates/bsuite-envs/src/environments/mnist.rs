@@ -17,20 +17,6 @@ pub struct MnistBandit {
     total_regret: f64,
 }
 
-/// `f32(i8(byte)) / 255f32` for every byte value.
-///
-/// Quirk: bsuite parses MNIST pixels as *signed* bytes, so bytes of 128 and above become
-/// negative (255 shows up as -1/255). Every MNIST observation depends on this.
-static PIXEL_VALUES: [f32; 256] = {
-    let mut table = [0.0f32; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = (b as u8 as i8) as f32 / 255.0;
-        b += 1;
-    }
-    table
-};
-
 impl MnistBandit {
     /// The bandit over the first `fraction` of the training set, images drawn from `seed`.
     ///
@@ -70,12 +56,7 @@ impl Dynamics for MnistBandit {
         self.correct_label = self.data.label(index);
         out.set_restart();
         out.observation.clear();
-        out.observation.extend(
-            self.data
-                .image(index)
-                .iter()
-                .map(|&b| PIXEL_VALUES[b as usize]),
-        );
+        out.observation.extend_from_slice(self.data.image(index));
     }
 
     fn step(&mut self, action: usize, out: &mut TimeStep) {
@@ -91,18 +72,5 @@ impl Dynamics for MnistBandit {
 
     fn bsuite_info(&self) -> BsuiteInfo {
         vec![("total_regret", InfoValue::Float(self.total_regret))]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pixels_are_signed_bytes_over_255() {
-        assert_eq!(PIXEL_VALUES[0], 0.0);
-        assert_eq!(PIXEL_VALUES[127], 127.0 / 255.0);
-        assert_eq!(PIXEL_VALUES[255], -1.0 / 255.0);
-        assert_eq!(PIXEL_VALUES[128], -128.0 / 255.0);
     }
 }

@@ -42,9 +42,7 @@ impl UmbrellaChain {
         obs[0] = self.need_umbrella as f32;
         obs[1] = self.has_umbrella as f32;
         obs[2] = (1.0 - self.timestep as f64 / self.chain_length as f64) as f32;
-        for slot in &mut obs[3..] {
-            *slot = self.rng.bernoulli(0.5) as f32;
-        }
+        self.rng.fill_bernoulli_half(&mut obs[3..]);
     }
 }
 
@@ -61,9 +59,9 @@ impl Dynamics for UmbrellaChain {
 
     fn reset(&mut self, out: &mut TimeStep) {
         self.timestep = 0;
-        self.need_umbrella = self.rng.bernoulli(0.5);
+        self.need_umbrella = self.rng.bernoulli_half();
         // Quirk: the reset observation shows a random `has_umbrella`.
-        self.has_umbrella = self.rng.bernoulli(0.5);
+        self.has_umbrella = self.rng.bernoulli_half();
         out.set_restart();
         self.write_observation(out);
     }
@@ -84,7 +82,7 @@ impl Dynamics for UmbrellaChain {
             out.set_termination(reward);
         } else {
             // Quirk: intermediate rewards are random +-1, drawn before the distractors.
-            let reward = 2.0 * self.rng.bernoulli(0.5) as f64 - 1.0;
+            let reward = 2.0 * self.rng.bernoulli_half() as f64 - 1.0;
             self.write_observation(out);
             out.set_transition(reward);
         }
