@@ -32,6 +32,8 @@
 //! [`Environment::reset_into`] and [`Environment::step_into`] write into a caller-owned
 //! [`TimeStep`], so a loop that keeps two timesteps and swaps them allocates nothing per step.
 
+#![warn(missing_docs)]
+
 mod environment;
 pub mod environments;
 pub mod experiments;
