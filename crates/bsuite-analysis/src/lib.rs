@@ -2,6 +2,43 @@
 //!
 //! `bsuite-analysis` reads results through `bsuite-logging` and computes what the reference's
 //! `experiments/*/analysis.py` and `summary_analysis.py` compute: one score per experiment
-//! in [0, 1], averages per tag, and the data behind the standard plots ([`plot`]).
+//! in [0, 1] ([`experiments`], one module per experiment), means per tag, per-id scores, and
+//! the data behind the standard plots ([`plot`], [`figures`]).
+//!
+//! ```no_run
+//! use bsuite_analysis::{summarize, Agent};
+//!
+//! let agent = Agent::load("dqn", "results/dqn".as_ref()).unwrap();
+//! let summary = summarize(&agent);
+//! for e in &summary.experiments {
+//!     let state = if e.progress.finished() { "" } else { " (unfinished)" };
+//!     println!("{:<20} {}{state}", e.experiment.name, e.score);
+//! }
+//! ```
+//!
+//! # Unfinished and partial runs
+//!
+//! Scores follow the reference on partial data (SPEC 6.3.1): regret scores are read at the
+//! furthest logged episode (at most the experiment's episode count) over the runs that
+//! reached it. Where the reference's score is NaN, ours is [`Score::Undefined`] with the
+//! reason; whether runs are finished is reported separately in [`Progress`], and an
+//! experiment without data is simply absent from a [`Summary`].
+//!
+//! # Agreement with the reference
+//!
+//! Means and standard deviations use numpy's pairwise summation ([`numeric`]), so scores
+//! match bsuite's to the last bit on the same parsed values. bsuite reads CSVs with pandas'
+//! default float parser, which is not correctly rounded; we parse exactly, so scores can
+//! differ from bsuite's in the last bits (about 1e-14).
 
+pub mod experiments;
+
+pub mod helpers;
+pub mod numeric;
 pub mod plot;
+pub mod score;
+
+mod summary;
+
+pub use score::{ExperimentScore, IdScore, Progress, Score, TagScore, Undefined};
+pub use summary::{compare, summarize, Agent, Summary};

@@ -1,0 +1,28 @@
+//! `bandit_noise`: scoring and plots.
+
+use bsuite_logging::results::RunTable;
+
+use crate::experiments::bandit;
+use crate::helpers::score_by_scaling;
+use crate::score::Score;
+
+/// Episodes per run.
+pub const NUM_EPISODES: u64 = bsuite_envs::experiments::bandit_noise::NUM_EPISODES as u64;
+
+/// The sweep setting the runs are grouped by.
+pub const SCALING_VAR: &str = "noise_scale";
+
+/// The bandit score under reward noise, penalised for inconsistency across noise_scale values.
+///
+/// The runs play the bandit with Gaussian noise of standard deviation 0.1, 0.3, 1, 3 or 10 added to every reward (four runs per value); the logged regret is the
+/// noise-free, unscaled one. The bandit score is computed per `noise_scale`, and the result is
+/// the average of their clipped mean and their clipped mean minus one standard deviation,
+/// so an agent scores high only if it does well at every noise. Runs of other
+/// experiments are ignored.
+pub fn score(runs: &[&RunTable]) -> Score {
+    score_runs(&super::only(runs, "bandit_noise"))
+}
+
+pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
+    score_by_scaling(runs, SCALING_VAR, bandit::score_runs)
+}

@@ -1,0 +1,28 @@
+//! `cartpole_scale`: scoring and plots.
+
+use bsuite_logging::results::RunTable;
+
+use crate::experiments::cartpole;
+use crate::helpers::score_by_scaling;
+use crate::score::Score;
+
+/// Episodes per run.
+pub const NUM_EPISODES: u64 = bsuite_envs::experiments::cartpole_scale::NUM_EPISODES as u64;
+
+/// The sweep setting the runs are grouped by.
+pub const SCALING_VAR: &str = "reward_scale";
+
+/// The cartpole score under reward scale, penalised for inconsistency across reward_scale values.
+///
+/// The runs play cartpole with every reward multiplied by 0.001, 0.03, 1, 30 or 1000 (four runs per value); the logged regret is the
+/// noise-free, unscaled one. The cartpole score is computed per `reward_scale`, and the result is
+/// the average of their clipped mean and their clipped mean minus one standard deviation,
+/// so an agent scores high only if it does well at every scale. Runs of other
+/// experiments are ignored.
+pub fn score(runs: &[&RunTable]) -> Score {
+    score_runs(&super::only(runs, "cartpole_scale"))
+}
+
+pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
+    score_by_scaling(runs, SCALING_VAR, cartpole::score_runs)
+}

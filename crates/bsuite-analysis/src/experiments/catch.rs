@@ -1,0 +1,27 @@
+//! `catch`: scoring and plots.
+
+use bsuite_logging::results::RunTable;
+
+use crate::helpers::{ave_regret_score, total_regret};
+use crate::score::Score;
+
+/// Episodes per run.
+pub const NUM_EPISODES: u64 = bsuite_envs::experiments::catch::NUM_EPISODES as u64;
+
+/// Regret per episode of a random policy: a miss costs 2 (-1 instead of +1) and a random
+/// policy misses about 4 balls in 5.
+pub const BASE_REGRET: f64 = 1.6;
+
+/// Average regret over the run, relative to a random policy.
+///
+/// Each episode the optimal policy catches the ball for +1; regret is the shortfall from
+/// that, summed over the 10,000 episodes. The regret per episode at the end of the run is
+/// normalised so that a random policy (1.6 per episode) scores 0 and catching every ball
+/// scores 1, clipped to [0, 1]. Runs of other experiments are ignored.
+pub fn score(runs: &[&RunTable]) -> Score {
+    score_runs(&super::only(runs, "catch"))
+}
+
+pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
+    ave_regret_score(runs, BASE_REGRET, NUM_EPISODES, None, total_regret)
+}

@@ -1,0 +1,24 @@
+//! `memory_size`: scoring and plots.
+
+use bsuite_logging::results::RunTable;
+
+use crate::experiments::memory_len::score_by_group;
+use crate::score::Score;
+
+/// Episodes per run.
+pub const NUM_EPISODES: u64 = bsuite_envs::experiments::memory_size::NUM_EPISODES as u64;
+
+/// The fraction of context sizes the agent learned to remember.
+///
+/// As memory_len with a fixed memory length of 2, but the context grows from 1 to 40 bits
+/// (`num_bits`), one of which is queried at the end. For each size the fraction of imperfect
+/// episodes at the end of the run is compared with random guessing's 50%; the size counts
+/// as learned when the ratio is below 0.75. The score is the fraction of sizes learned.
+/// Runs of other experiments are ignored.
+pub fn score(runs: &[&RunTable]) -> Score {
+    score_runs(&super::only(runs, "memory_size"))
+}
+
+pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
+    score_by_group(runs, "num_bits")
+}

@@ -1,0 +1,23 @@
+//! `umbrella_distract`: scoring and plots.
+
+use bsuite_logging::results::RunTable;
+
+use crate::experiments::umbrella_length::score_by_group;
+use crate::score::Score;
+
+/// Episodes per run.
+pub const NUM_EPISODES: u64 = bsuite_envs::experiments::umbrella_distract::NUM_EPISODES as u64;
+
+/// The fraction of distractor counts under which the agent assigned credit correctly.
+///
+/// As umbrella_length with a fixed chain of 20 steps, but the observation carries 1 to 100
+/// random distractor bits (`n_distractor`). For each count the regret per episode at the end
+/// of the run is compared with 0.5; the score is the fraction of counts below it. Runs of
+/// other experiments are ignored.
+pub fn score(runs: &[&RunTable]) -> Score {
+    score_runs(&super::only(runs, "umbrella_distract"))
+}
+
+pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
+    score_by_group(runs, "n_distractor")
+}
