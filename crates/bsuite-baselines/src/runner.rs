@@ -301,7 +301,7 @@ pub fn logged_episodes(path: &Path) -> Result<Option<u64>, String> {
         .split(',')
         .position(|name| name == "episode")
         .ok_or_else(|| not_bsuite("its header has no 'episode' column"))?;
-    let Some(last) = lines.last() else {
+    let Some(last) = lines.next_back() else {
         return Ok(Some(0));
     };
     let cell = last
