@@ -32,12 +32,12 @@
 //! differ from bsuite's in the last bits (about 1e-14).
 
 pub mod experiments;
-
+pub mod figures;
 pub mod helpers;
 pub mod numeric;
 pub mod plot;
 pub mod score;
-
+pub mod smoothers;
 mod summary;
 
 pub use score::{ExperimentScore, IdScore, Progress, Score, TagScore, Undefined};

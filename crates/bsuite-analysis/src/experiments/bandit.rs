@@ -2,7 +2,9 @@
 
 use bsuite_logging::results::RunTable;
 
+use crate::figures::{rate, regret_family_figures, ExperimentData, RegretFamily};
 use crate::helpers::{ave_regret_score, total_regret};
+use crate::plot::Figure;
 use crate::score::Score;
 
 /// Episodes per run.
@@ -24,4 +26,18 @@ pub fn score(runs: &[&RunTable]) -> Score {
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
     ave_regret_score(runs, BASE_REGRET, NUM_EPISODES, None, total_regret)
+}
+
+/// The notebook's plots of bandit: learning curve and per-run returns.
+pub fn figures(data: &ExperimentData) -> Vec<Figure> {
+    let family = RegretFamily {
+        regret: &total_regret,
+        base_regret: BASE_REGRET,
+        bandit_format: true,
+        seeds_value: &|run, row, prev| 1.0 - rate(run, "total_regret", row, prev),
+        seeds_min_episode: f64::NEG_INFINITY,
+        seeds_yintercept: 1.0,
+        seeds_label: "average episodic return",
+    };
+    regret_family_figures(data, &family, None)
 }

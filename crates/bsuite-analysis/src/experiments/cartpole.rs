@@ -2,8 +2,10 @@
 
 use bsuite_logging::results::RunTable;
 
+use crate::figures::{rate, regret_family_figures, ExperimentData, RegretFamily};
 use crate::helpers::{ave_regret_score, column};
 use crate::numeric;
+use crate::plot::Figure;
 use crate::score::{Score, Undefined};
 
 /// Episodes per run.
@@ -57,4 +59,18 @@ pub(crate) fn fraction_with_good_episode(runs: &[&RunTable], cap: u64, good: f64
         }
     }
     numeric::mean(&flags)
+}
+
+/// The notebook's plots of cartpole: learning curve and per-run returns.
+pub fn figures(data: &ExperimentData) -> Vec<Figure> {
+    let family = RegretFamily {
+        regret: &regret,
+        base_regret: BASE_REGRET,
+        bandit_format: false,
+        seeds_value: &|run, row, prev| rate(run, "raw_return", row, prev),
+        seeds_min_episode: f64::NEG_INFINITY,
+        seeds_yintercept: BASE_REGRET,
+        seeds_label: "average episodic return",
+    };
+    regret_family_figures(data, &family, None)
 }

@@ -3,8 +3,13 @@
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::cartpole::fraction_with_good_episode;
+use crate::figures::{
+    by_setting, rate, regret_learning, seeds, swingup_scale, ExperimentData, GroupKey, Grouping,
+    SeedsSpec,
+};
 use crate::helpers::{ave_regret_score, column, group_by_setting};
 use crate::numeric;
+use crate::plot::Figure;
 use crate::score::{Score, Undefined};
 
 /// Episodes per run.
@@ -58,4 +63,27 @@ pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
         scores.push(0.5 * (regret.to_f64() + swingup));
     }
     Score::from_f64(numeric::mean(&scores), reason)
+}
+
+/// The notebook's plots of cartpole_swingup: raw learning curves per height threshold, the
+/// best episode per threshold, and per-run returns.
+pub fn figures(data: &ExperimentData) -> Vec<Figure> {
+    let key = by_setting("height_threshold");
+    let learning = regret_learning(
+        data,
+        Grouping::Raw(GroupKey::setting("height_threshold", &key, data)),
+        &perfection_regret,
+        "average_regret",
+    );
+    let seeds = seeds(
+        data,
+        &SeedsSpec {
+            value: &|run, row, prev| rate(run, "raw_return", row, prev),
+            min_episode: 1.0,
+            colour_by: Some(GroupKey::setting("height_threshold", &key, data)),
+            yintercept: None,
+            y_label: "average episodic return",
+        },
+    );
+    vec![learning, swingup_scale(data, GOOD_EPISODE), seeds]
 }

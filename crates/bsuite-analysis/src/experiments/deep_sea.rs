@@ -2,8 +2,12 @@
 
 use bsuite_logging::results::RunTable;
 
+use crate::figures::{
+    by_setting, deep_sea_regret, deep_sea_scaling, rate, seeds, ExperimentData, GroupKey, SeedsSpec,
+};
 use crate::helpers::{column, group_by_setting};
 use crate::numeric;
+use crate::plot::Figure;
 use crate::score::{Score, Undefined};
 
 /// Episodes per run.
@@ -115,4 +119,40 @@ pub fn score(runs: &[&RunTable]) -> Score {
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
     let solutions = find_solution(runs, THRESHOLD, f64::NEG_INFINITY, NUM_EPISODES);
     Score::from_f64(score_solutions(&solutions), Undefined::NoRowsToScore)
+}
+
+/// deep_sea's plots given its `find_solution`, threshold and seeds reference line (shared
+/// with deep_sea_stochastic).
+pub(crate) fn figures_with(
+    data: &ExperimentData,
+    solutions: &dyn Fn(&[&RunTable]) -> Vec<Solution>,
+    threshold: f64,
+    seeds_yintercept: f64,
+    seeds_label: &str,
+) -> Vec<Figure> {
+    let key = by_setting("size");
+    let seeds = seeds(
+        data,
+        &SeedsSpec {
+            value: &|run, row, prev| rate(run, "denoised_return", row, prev),
+            min_episode: 0.01 * NUM_EPISODES as f64,
+            colour_by: Some(GroupKey::setting("size", &key, data)),
+            yintercept: Some(seeds_yintercept),
+            y_label: seeds_label,
+        },
+    );
+    vec![
+        deep_sea_scaling(data, solutions, false, threshold),
+        deep_sea_scaling(data, solutions, true, threshold),
+        deep_sea_regret(data),
+        seeds,
+    ]
+}
+
+/// The notebook's plots of deep_sea: episodes to solve against size (linear and log-log,
+/// with the 2^N baseline), the fraction of bad episodes through time, and per-run returns.
+pub fn figures(data: &ExperimentData) -> Vec<Figure> {
+    let solutions =
+        |runs: &[&RunTable]| find_solution(runs, THRESHOLD, f64::NEG_INFINITY, NUM_EPISODES);
+    figures_with(data, &solutions, THRESHOLD, 0.99, "average episodic return")
 }

@@ -3,6 +3,8 @@
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::deep_sea::{find_solution, score_solutions, Solution};
+use crate::figures::ExperimentData;
+use crate::plot::Figure;
 use crate::score::{Score, Undefined};
 
 /// Episodes per run.
@@ -35,4 +37,16 @@ pub fn score(runs: &[&RunTable]) -> Score {
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
     Score::from_f64(score_solutions(&solutions(runs)), Undefined::NoRowsToScore)
+}
+
+/// The notebook's plots of deep_sea_stochastic: as deep_sea's, with its own solution rule
+/// and a seeds reference line at `exp(-1)`.
+pub fn figures(data: &ExperimentData) -> Vec<Figure> {
+    crate::experiments::deep_sea::figures_with(
+        data,
+        &solutions,
+        THRESHOLD,
+        (-1f64).exp(),
+        "average episodic return (excluding additive noise)",
+    )
 }

@@ -2,8 +2,13 @@
 
 use bsuite_logging::results::RunTable;
 
+use crate::figures::{
+    regret_average, regret_learning, seeds, ExperimentData, GroupKey, Grouping, SeedsSpec,
+};
+use crate::helpers::setting;
 use crate::helpers::{column, mean_per_episode_at_end};
 use crate::numeric;
+use crate::plot::Figure;
 use crate::score::{Score, Undefined};
 
 /// Episodes per run.
@@ -35,4 +40,49 @@ pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
     });
     let raw = 1.0 - 10.0 * (OPTIMAL_RETURN - ave_return);
     Score::from_f64(numeric::clip01(raw), Undefined::NoRowAtEvaluationEpisode)
+}
+
+/// The reward delay of the better chain of a run: `HORIZONS[mapping_seed % 5]`.
+pub fn optimal_horizon(run: &RunTable) -> Option<f64> {
+    let seed = setting(run, "mapping_seed")?;
+    Some(HORIZONS[(seed as i64).rem_euclid(HORIZONS.len() as i64) as usize] as f64)
+}
+
+/// Cumulative regret of a row: `1.1·episode - total_return`.
+pub(crate) fn regret(run: &RunTable, row: usize) -> f64 {
+    OPTIMAL_RETURN * run.episodes()[row] - column(run, "total_return")[row]
+}
+
+/// The notebook's plots of discounting_chain: learning curves and average regret per
+/// optimal horizon, and per-run returns.
+pub fn figures(data: &ExperimentData) -> Vec<Figure> {
+    let horizon = || GroupKey {
+        title: "optimal horizon".to_string(),
+        key: &optimal_horizon,
+        integral: true,
+    };
+    let mut learning = regret_learning(
+        data,
+        Grouping::Smoothed(horizon()),
+        &regret,
+        "average regret per timestep",
+    );
+    learning.hlines.push(crate::figures::dashed(BASE_REGRET));
+    learning.y.limits = Some((0.0, 0.1));
+    let average = regret_average(data, &horizon(), &regret, BASE_REGRET);
+    let seeds = seeds(
+        data,
+        &SeedsSpec {
+            value: &|run, row, prev| {
+                let episodes = run.episodes();
+                OPTIMAL_RETURN
+                    - (regret(run, row) - regret(run, prev)) / (episodes[row] - episodes[prev])
+            },
+            min_episode: f64::NEG_INFINITY,
+            colour_by: Some(horizon()),
+            yintercept: Some(OPTIMAL_RETURN),
+            y_label: "average episodic return",
+        },
+    );
+    vec![learning, average, seeds]
 }

@@ -2,7 +2,12 @@
 
 use bsuite_logging::results::RunTable;
 
+use crate::figures::{
+    by_setting, rate, regret_ave_scaling, regret_learning, seeds, ExperimentData, GroupKey,
+    Grouping, SeedsSpec,
+};
 use crate::helpers::{column, fraction_below, group_by_setting, mean_per_episode_at_end};
+use crate::plot::Figure;
 use crate::score::{Score, Undefined};
 
 /// Episodes per run.
@@ -47,4 +52,44 @@ pub fn score(runs: &[&RunTable]) -> Score {
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
     score_by_group(runs, "memory_length")
+}
+
+/// The plots of memory_len and memory_size, grouped by `group` (memory_length or num_bits);
+/// the seeds plot starts after `seeds_min_episode`.
+pub(crate) fn figures_by(
+    data: &ExperimentData,
+    group: &str,
+    seeds_min_episode: f64,
+) -> Vec<Figure> {
+    let key = by_setting(group);
+    let learning = regret_learning(
+        data,
+        Grouping::Raw(GroupKey::setting(group, &key, data)),
+        &regret_ratio,
+        "average % of correct episodes compared to random.",
+    );
+    let scale = regret_ave_scaling(
+        data,
+        &GroupKey::setting(group, &key, data),
+        &regret_ratio,
+        LEARNING_THRESH,
+        &format!("% correct episodes after\n{NUM_EPISODES} episodes compared to random"),
+    );
+    let seeds = seeds(
+        data,
+        &SeedsSpec {
+            value: &|run, row, prev| rate(run, "total_return", row, prev),
+            min_episode: seeds_min_episode,
+            colour_by: Some(GroupKey::setting(group, &key, data)),
+            yintercept: None,
+            y_label: "average episodic return",
+        },
+    );
+    vec![learning, scale, seeds]
+}
+
+/// The notebook's plots of memory_len: raw learning curves per length, the fraction of
+/// imperfect episodes per length against the 0.75 threshold, and per-run returns.
+pub fn figures(data: &ExperimentData) -> Vec<Figure> {
+    figures_by(data, "memory_length", 10.0)
 }

@@ -3,6 +3,8 @@
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::memory_len::score_by_group;
+use crate::figures::ExperimentData;
+use crate::plot::Figure;
 use crate::score::Score;
 
 /// Episodes per run.
@@ -21,4 +23,10 @@ pub fn score(runs: &[&RunTable]) -> Score {
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
     score_by_group(runs, "num_bits")
+}
+
+/// The notebook's plots of memory_size: as memory_len's, per number of bits, with the seeds
+/// plot starting after episode 100.
+pub fn figures(data: &ExperimentData) -> Vec<Figure> {
+    crate::experiments::memory_len::figures_by(data, "num_bits", 100.0)
 }

@@ -2,8 +2,10 @@
 
 use bsuite_logging::results::RunTable;
 
+use crate::figures::{rate, regret_family_figures, ExperimentData, RegretFamily};
 use crate::helpers::{ave_regret_score, column, total_regret};
 use crate::numeric;
+use crate::plot::Figure;
 use crate::score::{Score, Undefined};
 
 /// Episodes per run.
@@ -63,4 +65,18 @@ fn final_accuracy(runs: &[&RunTable]) -> f64 {
         }
     }
     numeric::nanmean(&accuracies) * 0.5
+}
+
+/// The notebook's plots of mnist: learning curve and per-run returns.
+pub fn figures(data: &ExperimentData) -> Vec<Figure> {
+    let family = RegretFamily {
+        regret: &total_regret,
+        base_regret: BASE_REGRET,
+        bandit_format: false,
+        seeds_value: &|run, row, prev| (2.0 - rate(run, "total_regret", row, prev)) / 2.0,
+        seeds_min_episode: 99.0,
+        seeds_yintercept: 1.0,
+        seeds_label: "average accuracy",
+    };
+    regret_family_figures(data, &family, None)
 }

@@ -8,6 +8,8 @@
 use bsuite_envs::Experiment;
 use bsuite_logging::results::RunTable;
 
+use crate::figures::ExperimentData;
+use crate::plot::Figure;
 use crate::score::Score;
 
 pub mod bandit;
@@ -83,6 +85,36 @@ pub(crate) fn score_same_experiment(experiment: &Experiment, runs: &[&RunTable])
         "mountain_car_scale" => mountain_car_scale::score_runs(runs),
         "umbrella_distract" => umbrella_distract::score_runs(runs),
         "umbrella_length" => umbrella_length::score_runs(runs),
+        other => unreachable!("bsuite-envs has no experiment {other}"),
+    }
+}
+
+/// The standard plots of the experiment in `data`.
+pub(crate) fn figures(data: &ExperimentData) -> Vec<Figure> {
+    match data.experiment.name {
+        "bandit" => bandit::figures(data),
+        "bandit_noise" => bandit_noise::figures(data),
+        "bandit_scale" => bandit_scale::figures(data),
+        "cartpole" => cartpole::figures(data),
+        "cartpole_noise" => cartpole_noise::figures(data),
+        "cartpole_scale" => cartpole_scale::figures(data),
+        "cartpole_swingup" => cartpole_swingup::figures(data),
+        "catch" => catch::figures(data),
+        "catch_noise" => catch_noise::figures(data),
+        "catch_scale" => catch_scale::figures(data),
+        "deep_sea" => deep_sea::figures(data),
+        "deep_sea_stochastic" => deep_sea_stochastic::figures(data),
+        "discounting_chain" => discounting_chain::figures(data),
+        "memory_len" => memory_len::figures(data),
+        "memory_size" => memory_size::figures(data),
+        "mnist" => mnist::figures(data),
+        "mnist_noise" => mnist_noise::figures(data),
+        "mnist_scale" => mnist_scale::figures(data),
+        "mountain_car" => mountain_car::figures(data),
+        "mountain_car_noise" => mountain_car_noise::figures(data),
+        "mountain_car_scale" => mountain_car_scale::figures(data),
+        "umbrella_distract" => umbrella_distract::figures(data),
+        "umbrella_length" => umbrella_length::figures(data),
         other => unreachable!("bsuite-envs has no experiment {other}"),
     }
 }

@@ -3,6 +3,8 @@
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::umbrella_length::score_by_group;
+use crate::figures::ExperimentData;
+use crate::plot::Figure;
 use crate::score::Score;
 
 /// Episodes per run.
@@ -20,4 +22,9 @@ pub fn score(runs: &[&RunTable]) -> Score {
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
     score_by_group(runs, "n_distractor")
+}
+
+/// The notebook's plots of umbrella_distract: as umbrella_length's, per distractor count.
+pub fn figures(data: &ExperimentData) -> Vec<Figure> {
+    crate::experiments::umbrella_length::figures_by(data, "n_distractor")
 }

@@ -2,7 +2,12 @@
 
 use bsuite_logging::results::RunTable;
 
+use crate::figures::{
+    by_setting, rate, regret_ave_scaling, regret_learning, seeds, ExperimentData, GroupKey,
+    Grouping, SeedsSpec,
+};
 use crate::helpers::{fraction_below, group_by_setting, mean_per_episode_at_end, total_regret};
+use crate::plot::Figure;
 use crate::score::{Score, Undefined};
 
 /// Episodes per run.
@@ -38,4 +43,40 @@ pub fn score(runs: &[&RunTable]) -> Score {
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
     score_by_group(runs, "chain_length")
+}
+
+/// The plots of umbrella_length and umbrella_distract, grouped by `group` (chain_length or
+/// n_distractor).
+pub(crate) fn figures_by(data: &ExperimentData, group: &str) -> Vec<Figure> {
+    let key = by_setting(group);
+    let learning = regret_learning(
+        data,
+        Grouping::Raw(GroupKey::setting(group, &key, data)),
+        &total_regret,
+        "average_regret",
+    );
+    let scale = regret_ave_scaling(
+        data,
+        &GroupKey::setting(group, &key, data),
+        &total_regret,
+        REGRET_THRESH,
+        &format!("average regret at {NUM_EPISODES} episodes"),
+    );
+    let seeds = seeds(
+        data,
+        &SeedsSpec {
+            value: &|run, row, prev| 1.0 - rate(run, "total_regret", row, prev),
+            min_episode: f64::NEG_INFINITY,
+            colour_by: Some(GroupKey::setting(group, &key, data)),
+            yintercept: Some(1.0),
+            y_label: "average episodic return",
+        },
+    );
+    vec![learning, scale, seeds]
+}
+
+/// The notebook's plots of umbrella_length: raw learning curves per chain length, the
+/// regret per length against the 0.5 threshold, and per-run returns.
+pub fn figures(data: &ExperimentData) -> Vec<Figure> {
+    figures_by(data, "chain_length")
 }
