@@ -4,15 +4,18 @@
 //! The text is what bsuite 0.3.6 (pandas `to_csv`) writes: a header, then one line per row;
 //! a column that ever holds a float is written as floats in every row, in Python's `repr`.
 //!
-//! Every rewrite goes to a hidden temporary file in the results directory, is synced, and is
-//! renamed over the result, so a run killed at any moment leaves the previous complete file
-//! or the new one, never a torn one. The file work runs on a background thread that always
+//! Every rewrite goes to a hidden temporary file in the results directory and is renamed over
+//! the result, so a run killed at any moment leaves the previous complete file or the new
+//! one, never a torn one. That holds for a killed process; to keep files complete across a
+//! machine crash or power loss as well, turn on [`CsvLogger::set_sync`] (an `fsync` per
+//! write, a few milliseconds each, which bsuite itself does not do either). The file work runs on a background thread that always
 //! writes the newest table and skips superseded ones (each file holds all rows, so nothing
 //! is lost), which keeps the stepping thread off the disk; [`Logger::flush`] waits for it.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -169,6 +172,7 @@ pub struct CsvLogger {
 struct Shared {
     state: Mutex<WriterState>,
     wake: Condvar,
+    sync: AtomicBool,
 }
 
 #[derive(Default)]
@@ -230,6 +234,7 @@ impl CsvLogger {
         let shared = Arc::new(Shared {
             state: Mutex::new(WriterState::default()),
             wake: Condvar::new(),
+            sync: AtomicBool::new(false),
         });
         let writer = {
             let shared = Arc::clone(&shared);
@@ -245,6 +250,13 @@ impl CsvLogger {
             shared,
             writer: Some(writer),
         })
+    }
+
+    /// With `sync`, every rewrite is synced to disk before it is renamed into place, and
+    /// [`Logger::flush`] syncs the directory, so results also survive a machine crash.
+    /// Off by default: renaming already protects against a killed process.
+    pub fn set_sync(&mut self, sync: bool) {
+        self.shared.sync.store(sync, Ordering::Relaxed);
     }
 
     /// The results file.
@@ -292,10 +304,11 @@ impl Logger for CsvLogger {
         Ok(())
     }
 
-    /// Waits until the newest table is in the file, and syncs the directory entry.
+    /// Waits until the newest table is in the file (and, with [`CsvLogger::set_sync`],
+    /// syncs the directory entry).
     fn flush(&mut self) -> Result<(), LogError> {
         self.wait_idle()?;
-        if self.table.is_empty() {
+        if self.table.is_empty() || !self.shared.sync.load(Ordering::Relaxed) {
             return Ok(());
         }
         sync_dir(&self.path).map_err(|source| LogError::Io {
@@ -323,7 +336,8 @@ fn write_loop(shared: &Shared, path: &Path, temp: &Path) {
         if let Some(text) = state.pending.take() {
             state.busy = true;
             drop(state);
-            let result = write_atomically(path, temp, text.as_bytes());
+            let sync = shared.sync.load(Ordering::Relaxed);
+            let result = write_atomically(path, temp, text.as_bytes(), sync);
             state = shared.lock();
             state.busy = false;
             state.spare = Some(text);
@@ -339,8 +353,8 @@ fn write_loop(shared: &Shared, path: &Path, temp: &Path) {
     }
 }
 
-/// Writes `contents` to `temp`, syncs it and renames it over `path`.
-fn write_atomically(path: &Path, temp: &Path, contents: &[u8]) -> Result<(), LogError> {
+/// Writes `contents` to `temp`, syncs it if asked, and renames it over `path`.
+fn write_atomically(path: &Path, temp: &Path, contents: &[u8], sync: bool) -> Result<(), LogError> {
     let io_err = |action, path: &Path| {
         let path = path.to_owned();
         move |source| LogError::Io {
@@ -351,7 +365,9 @@ fn write_atomically(path: &Path, temp: &Path, contents: &[u8]) -> Result<(), Log
     };
     let mut file = File::create(temp).map_err(io_err("creating", temp))?;
     file.write_all(contents).map_err(io_err("writing", temp))?;
-    file.sync_data().map_err(io_err("syncing", temp))?;
+    if sync {
+        file.sync_data().map_err(io_err("syncing", temp))?;
+    }
     drop(file);
     fs::rename(temp, path).map_err(io_err("renaming the temporary file onto", path))
 }
@@ -414,6 +430,7 @@ mod tests {
         assert_eq!(fs::read_to_string(&path).unwrap(), "x\n1\n");
         // Overwrite replaces the file only at the first row.
         let mut logger = CsvLogger::create(&id, &dir, true).unwrap();
+        logger.set_sync(true);
         assert_eq!(fs::read_to_string(&path).unwrap(), "x\n1\n");
         logger.write(&[("y", InfoValue::Int(2))]).unwrap();
         logger.flush().unwrap();

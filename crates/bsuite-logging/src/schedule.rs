@@ -37,6 +37,33 @@ pub fn is_log_point(n: u64) -> bool {
     n % tenth == 0 && matches!(n / tenth, 12 | 14 | 17 | 25)
 }
 
+/// The first schedule point after `n`, so that a counter that grows by one can be checked
+/// with one comparison instead of [`is_log_point`]'s divisions.
+///
+/// ```
+/// use bsuite_logging::schedule::next_log_point;
+///
+/// assert_eq!(next_log_point(0), 1);
+/// assert_eq!(next_log_point(10), 12);
+/// assert_eq!(next_log_point(2_500), 3_000);
+/// assert_eq!(next_log_point(9_000), 10_000);
+/// ```
+pub fn next_log_point(n: u64) -> u64 {
+    if n < 10 {
+        return n + 1;
+    }
+    // With p = 10^(digits(n) - 1), the points of n's decade are p * k / 10 for these k.
+    let mut p = 1u64;
+    while n / p >= 10 {
+        p *= 10;
+    }
+    [12, 14, 17, 20, 25, 30, 40, 50, 60, 70, 80, 90, 100]
+        .iter()
+        .map(|&k| p / 10 * k)
+        .find(|&point| point > n)
+        .expect("10p > n")
+}
+
 /// The number of rows bsuite writes for a run of `episodes` episodes when logging by
 /// episode (36 for 1000 episodes, 49 for 10000).
 ///
@@ -65,6 +92,23 @@ mod tests {
     fn integer_schedule_matches_the_float_definition() {
         for n in 0..=200_000 {
             assert_eq!(is_log_point(n), reference(n), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn next_point_walks_the_schedule() {
+        let mut n = 0;
+        let mut walked = Vec::new();
+        while n < 200_000 {
+            n = next_log_point(n);
+            walked.push(n);
+        }
+        let expected: Vec<u64> = (1..=200_000).filter(|&n| is_log_point(n)).collect();
+        assert_eq!(walked, expected);
+        for n in [0, 5, 11, 99, 101, 12_345, 99_999_999] {
+            let next = next_log_point(n);
+            assert!(next > n && is_log_point(next));
+            assert!((n + 1..next).all(|m| !is_log_point(m)), "{n}");
         }
     }
 

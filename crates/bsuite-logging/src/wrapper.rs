@@ -2,10 +2,10 @@
 //! bsuite's rows to a [`Logger`] (bsuite's `wrappers.Logging`).
 
 use bsuite_envs::{ActionError, ActionSpec, BsuiteInfo, Environment, InfoValue};
-use bsuite_envs::{ObservationSpec, TimeStep};
+use bsuite_envs::{ObservationSpec, StepType, TimeStep};
 
 use crate::logger::{LogError, Logger};
-use crate::schedule::is_log_point;
+use crate::schedule::next_log_point;
 
 /// The five columns every bsuite row starts with, in order.
 pub const STANDARD_KEYS: [&str; 5] = [
@@ -63,6 +63,12 @@ pub struct Logging<E, L> {
     log_by_step: bool,
     log_every: bool,
     final_episode: u64,
+    /// The latest schedule point the counter (episodes, or steps when logging by step) has
+    /// reached, and the next one: the counter only grows by one, so comparisons decide.
+    point: u64,
+    next_point: u64,
+    /// The next episode count that needs attention: `next_point` or `final_episode`.
+    next_event: u64,
     steps: u64,
     episode: u64,
     total_return: f64,
@@ -81,6 +87,9 @@ impl<E: Environment, L: Logger> Logging<E, L> {
             log_by_step: false,
             log_every: false,
             final_episode,
+            point: u64::MAX,
+            next_point: next_log_point(0),
+            next_event: next_event(next_log_point(0), final_episode, 0),
             steps: 0,
             episode: 0,
             total_return: 0.0,
@@ -109,6 +118,7 @@ impl<E: Environment, L: Logger> Logging<E, L> {
     /// episodes set it to that number, so every run's file ends with its last episode.
     pub fn final_episode(mut self, episode: usize) -> Self {
         self.final_episode = episode as u64;
+        self.next_event = next_event(self.next_point, self.final_episode, self.episode);
         self
     }
 
@@ -173,33 +183,93 @@ impl<E: Environment, L: Logger> Logging<E, L> {
     }
 
     /// bsuite's `_track`, in its order: count, decide, log, then reset the episode counters.
+    ///
+    /// Split by step type so that the common cases cost a few additions: a MID timestep
+    /// only counts, a FIRST one (no transition, no reward) changes nothing unless the
+    /// schedule runs on steps, and a LAST one compares the episode count with the next
+    /// episode that needs attention (a schedule point or the final episode).
     #[inline]
     fn track(&mut self, ts: &TimeStep) {
+        if self.log_by_step || self.log_every {
+            return self.track_general(ts);
+        }
+        match ts.step_type {
+            StepType::Mid => self.count(ts.reward_or_zero()),
+            StepType::Last => {
+                self.count(ts.reward_or_zero());
+                self.episode += 1;
+                if self.episode == self.next_event {
+                    self.log_episode_end();
+                }
+                self.episode_len = 0;
+                self.episode_return = 0.0;
+            }
+            // No transition and no reward (counted as 0.0, which leaves the sums as they
+            // are: they start at +0.0 and so are never -0.0).
+            StepType::First => {}
+        }
+    }
+
+    #[inline]
+    fn count(&mut self, reward: f64) {
+        self.steps += 1;
+        self.episode_len += 1;
+        self.episode_return += reward;
+        self.total_return += reward;
+    }
+
+    /// An episode ended at a schedule point or the final episode, logging by episode.
+    #[cold]
+    #[inline(never)]
+    fn log_episode_end(&mut self) {
+        if self.episode == self.next_point {
+            self.next_point = next_log_point(self.episode);
+        }
+        self.write_row();
+        self.flush_if_final();
+        self.next_event = next_event(self.next_point, self.final_episode, self.episode);
+    }
+
+    /// `_track` for the rarer modes: logging by step, or at every episode.
+    #[cold]
+    #[inline(never)]
+    fn track_general(&mut self, ts: &TimeStep) {
         let last = ts.last();
         if !ts.first() {
-            self.steps += 1;
-            self.episode_len += 1;
+            self.count(ts.reward_or_zero());
         }
         if last {
             self.episode += 1;
         }
-        let reward = ts.reward_or_zero();
-        self.episode_return += reward;
-        self.total_return += reward;
-        let scheduled = if self.log_by_step {
-            self.log_every || is_log_point(self.steps)
+        let counter = if self.log_by_step {
+            self.steps
         } else {
-            last && (self.log_every || is_log_point(self.episode))
+            self.episode
         };
-        let final_episode = last && self.episode == self.final_episode;
-        if scheduled || final_episode {
+        if counter == self.next_point {
+            self.point = counter;
+            self.next_point = next_log_point(counter);
+        }
+        // By step, a FIRST timestep repeats the step count of the LAST before it, and bsuite
+        // logs it again if that count is on the schedule.
+        let on_schedule = counter == self.point;
+        let scheduled = if self.log_by_step {
+            self.log_every || on_schedule
+        } else {
+            last && (self.log_every || on_schedule)
+        };
+        if scheduled || (last && self.episode == self.final_episode) {
             self.write_row();
         }
         if last {
             self.episode_len = 0;
             self.episode_return = 0.0;
+            self.flush_if_final();
         }
-        if final_episode && self.error.is_none() {
+    }
+
+    fn flush_if_final(&mut self) {
+        if self.episode == self.final_episode && self.error.is_none() {
             if let Err(err) = self.logger.flush() {
                 self.error = Some(err);
             }
@@ -218,6 +288,15 @@ impl<E: Environment, L: Logger> Logging<E, L> {
     }
 }
 
+/// The first of the next schedule point and the final episode still ahead of `episode`.
+fn next_event(next_point: u64, final_episode: u64, episode: u64) -> u64 {
+    if final_episode > episode {
+        next_point.min(final_episode)
+    } else {
+        next_point
+    }
+}
+
 impl<E: Environment, L: Logger> Environment for Logging<E, L> {
     fn name(&self) -> &'static str {
         self.env.name()
@@ -228,10 +307,12 @@ impl<E: Environment, L: Logger> Environment for Logging<E, L> {
     fn action_spec(&self) -> ActionSpec {
         self.env.action_spec()
     }
+    #[inline]
     fn reset_into(&mut self, out: &mut TimeStep) {
         self.env.reset_into(out);
         self.track(out);
     }
+    #[inline]
     fn step_into(&mut self, action: usize, out: &mut TimeStep) -> Result<(), ActionError> {
         self.env.step_into(action, out)?;
         self.track(out);
