@@ -69,3 +69,44 @@ fn random_agent_scores_are_bit_exact_on_exactly_parsed_data() {
     let reference = read_json(&fixtures().join("random_scores_exact.json"));
     assert_matches_reference(&summary, &reference, 0.0);
 }
+
+/// Decompresses `tests/fixtures/scripted_results/<name>/*.csv.gz` into a fresh directory.
+fn unpack_scripted(name: &str) -> PathBuf {
+    use std::io::Read;
+    let src = fixtures().join("scripted_results").join(name);
+    let dir = std::env::temp_dir().join(format!("bsuite-scripted-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let Some(file) = path
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .strip_suffix(".gz")
+        else {
+            continue;
+        };
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+            .read_to_string(&mut text)
+            .unwrap();
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    dir
+}
+
+/// Scripted agents that solve tasks part of the time or fully, and runs stopped early
+/// (tools/reference/scripted_agents.py), scored by ref_score.py: same numbers, same NaNs.
+#[test]
+fn scripted_agent_scores_equal_the_reference() {
+    for name in ["finished", "unfinished"] {
+        let dir = unpack_scripted(name);
+        let summary = summarize(&Agent::load(name, &dir).unwrap());
+        let scores = fixtures().join("scripted_results").join(name);
+        assert_matches_reference(&summary, &read_json(&scores.join("scores.json")), 1e-9);
+        assert_matches_reference(&summary, &read_json(&scores.join("scores_exact.json")), 0.0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
