@@ -7,7 +7,9 @@ use bsuite_envs::{BsuiteId, Experiment, Tag};
 /// A bsuite score: a number in [0, 1], or the reason the reference has no number (NaN).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Score {
-    /// The score, in [0, 1].
+    /// The score: finite, and in [0, 1] for every log bsuite writes. Like the reference we
+    /// clip only where it clips; mnist's accuracy half is not clipped, so a log whose regret
+    /// grows by more than 2 per episode could push an mnist score out of [0, 1].
     Value(f64),
     /// The reference's score is NaN; the reason says why.
     Undefined(Undefined),
@@ -27,6 +29,9 @@ pub enum Undefined {
     NoRowsToScore,
     /// A tag whose experiments all lack a score, or that has no experiment in the results.
     NoScoredExperiment,
+    /// The log's numbers give an infinite score (e.g. mnist rows logged twice at one episode
+    /// with different regrets, a division by zero episodes); bsuite never writes such logs.
+    NonFinite,
 }
 
 impl Undefined {
@@ -37,6 +42,7 @@ impl Undefined {
             Undefined::NoEpisodeInAccuracyWindow => "no episode past 90% of the run yet",
             Undefined::NoRowsToScore => "no rows left to score",
             Undefined::NoScoredExperiment => "no scored experiment",
+            Undefined::NonFinite => "the log gives a non-finite score",
         }
     }
 }
@@ -61,10 +67,13 @@ impl Score {
         self.value().unwrap_or(f64::NAN)
     }
 
-    /// Wraps a reference-style float: NaN becomes `Undefined(reason)`.
+    /// Wraps a reference-style float: NaN becomes `Undefined(reason)`, ±inf
+    /// `Undefined(NonFinite)`.
     pub(crate) fn from_f64(x: f64, reason: Undefined) -> Score {
         if x.is_nan() {
             Score::Undefined(reason)
+        } else if x.is_infinite() {
+            Score::Undefined(Undefined::NonFinite)
         } else {
             Score::Value(x)
         }

@@ -115,6 +115,14 @@ pub enum FileNameError {
     NotCanonical(String),
 }
 
+/// Columns that only ever grow in a file bsuite writes (besides `episode`).
+pub const CUMULATIVE_COLUMNS: [&str; 4] = [
+    "steps",
+    "total_regret",
+    "total_bad_episodes",
+    "total_perfect",
+];
+
 /// Whether a column held only integers (pandas `int64`) or some float (`float64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColumnKind {
@@ -152,8 +160,9 @@ impl Column {
 /// The logged rows of one bsuite_id.
 ///
 /// Invariants checked on reading: the standard and experiment columns are present, every
-/// cell is a finite number, `episode` holds whole numbers that never decrease, and there is
-/// at least one row.
+/// cell is a finite number, `episode` holds whole numbers that never decrease, the other
+/// cumulative counters ([`CUMULATIVE_COLUMNS`]) never decrease, and there is at least one
+/// row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunTable {
     id: BsuiteId,
@@ -286,6 +295,17 @@ pub enum Problem {
         previous: u64,
         /// This row's episode.
         current: u64,
+    },
+    /// A cumulative counter other than `episode` goes down (`steps`, `total_regret`,
+    /// `total_bad_episodes` or `total_perfect`): the file is corrupt.
+    #[error("cumulative column '{column}' goes back from {previous} to {current}")]
+    CounterDecreases {
+        /// The column.
+        column: String,
+        /// The previous row's value.
+        previous: String,
+        /// This row's value.
+        current: String,
     },
     /// The bytes are not valid CSV text (e.g. not UTF-8).
     #[error("not CSV text: {0}")]
@@ -570,6 +590,12 @@ pub fn parse_run(id: BsuiteId, path: &Path, bytes: &[u8]) -> Result<RunTable, Re
             values: Vec::new(),
         })
         .collect();
+    let cumulative: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| CUMULATIVE_COLUMNS.contains(&c.name.as_str()))
+        .map(|(k, _)| k)
+        .collect();
     let mut num_rows = 0;
     let mut previous_episode = 0u64;
     for record in records {
@@ -613,6 +639,21 @@ pub fn parse_run(id: BsuiteId, path: &Path, bytes: &[u8]) -> Result<RunTable, Re
             ));
         }
         previous_episode = ep;
+        if num_rows > 0 {
+            for &k in &cumulative {
+                let (before, now) = (columns[k].values[num_rows - 1], columns[k].values[num_rows]);
+                if now < before {
+                    return Err(malformed(
+                        line,
+                        Problem::CounterDecreases {
+                            column: columns[k].name.clone(),
+                            previous: before.to_string(),
+                            current: now.to_string(),
+                        },
+                    ));
+                }
+            }
+        }
         num_rows += 1;
     }
     if num_rows == 0 {
@@ -765,6 +806,12 @@ mod tests {
             problem(&format!("{HEADER}9,1.5,0,9,0,0\n")),
             (2, Problem::BadEpisode(_))
         ));
+        let (line, p) = problem(&format!("{HEADER}9,1,0,9,0,4.0\n18,2,0,9,0,2.0\n"));
+        assert_eq!(line, 3);
+        assert_eq!(
+            p.to_string(),
+            "cumulative column 'total_regret' goes back from 4 to 2"
+        );
         assert!(matches!(
             problem(&format!("{HEADER}9,1,nan,9,0,0\n")),
             (2, Problem::NotFinite { .. })
