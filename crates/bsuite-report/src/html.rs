@@ -1,0 +1,338 @@
+//! The HTML report: one self-contained page (inline SVG figures, inline style and script,
+//! nothing fetched), the replacement for the reference's results notebook.
+
+use std::fmt::Write as _;
+
+use bsuite_analysis::plot::{ORDERED_EXPERIMENTS, RADAR_TAGS};
+use bsuite_analysis::{Score, Summary};
+
+use crate::model::{FigureFile, Model};
+
+/// File name of the page.
+pub const INDEX: &str = "index.html";
+
+/// Escapes text for HTML content and attribute values.
+///
+/// ```
+/// assert_eq!(bsuite_report::html::escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+/// ```
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Standard base64 (RFC 4648, with padding), for embedding the font.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> shift) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The bundled font as a CSS `@font-face`, so inline figures and text render with the
+/// metrics the figures were laid out with, offline.
+fn font_face() -> String {
+    format!(
+        "@font-face {{ font-family: \"{}\"; src: url(data:font/ttf;base64,{}) format(\"truetype\"); }}",
+        crate::style::FONT_FAMILY,
+        base64(crate::style::FONT_BYTES)
+    )
+}
+
+const STYLE: &str = r#"
+body { font-family: "DejaVu Serif", Georgia, serif; color: #222; margin: 0 auto;
+  max-width: 1180px; padding: 1em 2em 4em; line-height: 1.45; }
+h1 { font-weight: normal; border-top: 4px solid #222; border-bottom: 1px solid #222;
+  padding: .3em 0; text-align: center; }
+h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
+h3 { margin-bottom: .2em; }
+h3 small { font-weight: normal; color: #666; font-size: .75em; }
+nav ul { columns: 4; list-style: none; padding-left: 0; }
+table { border-collapse: collapse; margin: .5em 0 1em; }
+th, td { padding: .25em .7em; border-bottom: 1px solid #ddd; text-align: left; }
+th { background: #f2f2f2; cursor: pointer; user-select: none; white-space: nowrap; }
+th[aria-sort="ascending"]::after { content: " \25B2"; }
+th[aria-sort="descending"]::after { content: " \25BC"; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.unfinished { color: #999; }
+.swatch { display: inline-block; width: .8em; height: .8em; margin-right: .4em;
+  vertical-align: baseline; }
+.warn { background: #fff4e5; border-left: 4px solid #f46d43; padding: .5em 1em; }
+.note { color: #8a4b00; font-size: .9em; }
+figure { margin: 1em 0; }
+figure svg { max-width: 100%; height: auto; display: block; }
+figcaption { color: #555; font-size: .9em; }
+.pair { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
+.pair figure { flex: 1 1 45%; min-width: 360px; }
+"#;
+
+const SCRIPT: &str = r#"
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  table.querySelectorAll("th").forEach(function (th, column) {
+    th.addEventListener("click", function () {
+      var ascending = th.getAttribute("aria-sort") !== "ascending";
+      table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      function key(row) {
+        var cell = row.cells[column];
+        var v = cell.getAttribute("data-sort");
+        return v === null ? cell.textContent : parseFloat(v);
+      }
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b);
+        var c = (typeof x === "number" && typeof y === "number") ? x - y
+          : String(x).localeCompare(String(y));
+        return ascending ? c : -c;
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+    });
+  });
+});
+"#;
+
+/// A score cell; `data-sort` orders missing scores below every score.
+fn score_cell(score: Option<Score>, finished: bool) -> String {
+    match score {
+        None => r#"<td class="num" data-sort="-2" title="no results">&ndash;</td>"#.into(),
+        Some(Score::Undefined(why)) => format!(
+            r#"<td class="num" data-sort="-1" title="{}">n/a</td>"#,
+            escape(why.describe())
+        ),
+        Some(Score::Value(v)) if finished => {
+            format!(r#"<td class="num" data-sort="{v}">{v:.3}</td>"#)
+        }
+        Some(Score::Value(v)) => format!(
+            r#"<td class="num unfinished" data-sort="{v}" title="unfinished: not every run reached the episode count">{v:.3}*</td>"#
+        ),
+    }
+}
+
+fn figure_html(figure: &FigureFile) -> String {
+    let mut s = String::from("<figure>");
+    s.push_str(&figure.inline_svg);
+    let _ = write!(
+        s,
+        "<figcaption>{} <a href=\"{stem}.svg\">SVG</a> &middot; <a href=\"{stem}.pdf\">PDF</a>",
+        escape(&figure.title),
+        stem = escape(&figure.stem)
+    );
+    if let Some(note) = &figure.note {
+        let _ = write!(s, r#" <span class="note">{}</span>"#, escape(note));
+    }
+    s.push_str("</figcaption></figure>\n");
+    s
+}
+
+fn agent_headers(summaries: &[Summary]) -> String {
+    summaries
+        .iter()
+        .map(|s| format!("<th>{}</th>", escape(&s.agent)))
+        .collect()
+}
+
+fn tags_table(model: &Model) -> String {
+    let mut s = format!(
+        "<table class=\"sortable\"><thead><tr><th>key issue</th>{}</tr></thead><tbody>\n",
+        agent_headers(model.summaries)
+    );
+    for tag in RADAR_TAGS {
+        let _ = write!(s, "<tr><td>{}</td>", escape(tag.as_str()));
+        for summary in model.summaries {
+            s.push_str(&score_cell(summary.tag(tag).map(|t| t.score), true));
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody></table>\n");
+    s
+}
+
+fn experiments_table(model: &Model) -> String {
+    let mut s = format!(
+        "<table class=\"sortable\"><thead><tr><th>experiment</th><th>type</th><th>tags</th>{}</tr></thead><tbody>\n",
+        agent_headers(model.summaries)
+    );
+    for (rank, name) in ORDERED_EXPERIMENTS.iter().enumerate() {
+        let Some(experiment) = bsuite_envs::experiment(name) else {
+            continue;
+        };
+        let tags: Vec<&str> = experiment.tags.iter().map(|t| t.as_str()).collect();
+        let has_section = model.experiments.iter().any(|e| e.experiment.name == *name);
+        let label = if has_section {
+            format!("<a href=\"#exp-{name}\">{name}</a>")
+        } else {
+            name.to_string()
+        };
+        let kind = experiment.kind();
+        let _ = write!(
+            s,
+            "<tr><td data-sort=\"{rank:02}\">{label}</td><td data-sort=\"{:02}\"><span class=\"swatch\" style=\"background:{}\"></span>{}</td><td>{}</td>",
+            bsuite_analysis::plot::ORDERED_TYPES
+                .iter()
+                .position(|t| *t == kind)
+                .unwrap_or(9),
+            bsuite_analysis::plot::type_colour(kind),
+            escape(kind.as_str()),
+            escape(&tags.join(", "))
+        );
+        for summary in model.summaries {
+            let entry = summary.experiment(name);
+            s.push_str(&score_cell(
+                entry.map(|e| e.score),
+                entry.is_some_and(|e| e.progress.finished()),
+            ));
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody></table>\n");
+    s
+}
+
+/// The page.
+pub(crate) fn page(model: &Model) -> String {
+    let mut s = String::with_capacity(1 << 20);
+    let title = format!("bsuite report: {}", model.title);
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{}{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+        escape(&title),
+        font_face(),
+        escape(&title)
+    );
+    s.push_str("<p>The Behaviour Suite for Reinforcement Learning (bsuite) runs an agent on 23 small experiments, each probing one capability (basic learning, robustness to reward noise and scale, exploration, credit assignment, memory, generalization) and each reduced to a score between 0 and 1. This page shows the scores and the standard analysis plots of every experiment.</p>\n<p>Agents: ");
+    let agents: Vec<String> = model
+        .summaries
+        .iter()
+        .zip(&model.sources)
+        .map(|(summary, dir)| {
+            format!(
+                "<b>{}</b> (<code>{}</code>)",
+                escape(&summary.agent),
+                escape(&dir.display().to_string())
+            )
+        })
+        .collect();
+    s.push_str(&agents.join(", "));
+    s.push_str(".</p>\n");
+
+    let warnings: Vec<String> = model
+        .summaries
+        .iter()
+        .zip(&model.coverage)
+        .filter(|(_, c)| !c.is_complete())
+        .map(|(summary, c)| {
+            format!(
+                "<li><b>{}</b>: {}</li>",
+                escape(&summary.agent),
+                escape(&c.lines().join("; "))
+            )
+        })
+        .collect();
+    if !warnings.is_empty() {
+        let _ = writeln!(
+            s,
+            "<div class=\"warn\"><p>Incomplete results: scores of unfinished experiments (marked *) are provisional and missing experiments are left out.</p><ul>{}</ul></div>",
+            warnings.join("")
+        );
+    }
+
+    s.push_str("<nav><h2>Contents</h2><ul><li><a href=\"#summary\">Summary</a></li><li><a href=\"#tags\">Scores by key issue</a></li><li><a href=\"#scores\">Scores by experiment</a></li>");
+    for section in &model.experiments {
+        let name = section.experiment.name;
+        let _ = write!(s, "<li><a href=\"#exp-{name}\">{name}</a></li>");
+    }
+    s.push_str("</ul></nav>\n");
+
+    s.push_str("<h2 id=\"summary\">Summary</h2>\n<div class=\"pair\">\n");
+    s.push_str(&figure_html(&model.radar));
+    s.push_str("</div>\n");
+    s.push_str(&figure_html(&model.bar));
+    if let Some(compare) = &model.compare {
+        s.push_str(&figure_html(compare));
+    }
+
+    s.push_str("<h2 id=\"tags\">Scores by key issue</h2>\n<p>The mean score of the experiments carrying each tag. Click a column to sort.</p>\n");
+    s.push_str(&tags_table(model));
+    s.push_str("<h2 id=\"scores\">Scores by experiment</h2>\n<p>In the order of the bar plot; click a column to sort. * marks an experiment whose runs have not all reached its episode count; &ndash; marks an experiment without results; n/a a score the data does not define yet.</p>\n");
+    s.push_str(&experiments_table(model));
+
+    s.push_str("<h2 id=\"experiments\">Experiments</h2>\n");
+    for section in &model.experiments {
+        let experiment = section.experiment;
+        let tags: Vec<&str> = experiment.tags.iter().map(|t| t.as_str()).collect();
+        let _ = write!(
+            s,
+            "<section id=\"exp-{name}\">\n<h3>{name} <small>{}</small></h3>\n<p>{}</p>\n",
+            escape(&tags.join(", ")),
+            escape(&section.description),
+            name = experiment.name
+        );
+        let scores: Vec<String> = model
+            .summaries
+            .iter()
+            .filter_map(|summary| {
+                let e = summary.experiment(experiment.name)?;
+                let state = if e.progress.finished() {
+                    String::new()
+                } else {
+                    format!(
+                        " (unfinished: {}/{} episodes)",
+                        e.progress.min_episode, e.progress.num_episodes
+                    )
+                };
+                Some(format!(
+                    "<b>{}</b> {}{}",
+                    escape(&summary.agent),
+                    escape(&e.score.to_string()),
+                    escape(&state)
+                ))
+            })
+            .collect();
+        let _ = writeln!(s, "<p>Score: {}.</p>", scores.join(", "));
+        for figure in &section.figures {
+            s.push_str(&figure_html(figure));
+        }
+        s.push_str("</section>\n");
+    }
+    let _ = write!(s, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+}

@@ -1,0 +1,60 @@
+//! Figures, a LaTeX appendix and an offline HTML report from bsuite results.
+//!
+//! [`report::write`] is the whole job: it scores the agents with `bsuite-analysis`, draws the
+//! summary figures (radar and bar plots) and every experiment's standard plots, writes each
+//! as SVG and vector PDF, and writes the conference appendix ([`latex`]) and a self-contained
+//! `index.html` ([`html`]).
+//!
+//! Drawing is layered: [`figure`] describes a faceted plot as plain data, [`render`] draws it
+//! with plotters' SVG backend, [`convert`] turns SVG into PDF with the bundled font
+//! ([`style`]), and [`plots`] and [`summary`] build figures from the analysis crate's plot
+//! data.
+
+mod canvas;
+pub mod check;
+pub mod convert;
+pub mod experiments;
+pub mod figure;
+pub mod html;
+pub mod latex;
+mod model;
+pub mod plots;
+pub mod render;
+pub mod report;
+pub mod style;
+pub mod summary;
+
+use std::path::PathBuf;
+
+pub use report::{write, Options, Written};
+
+/// Everything that can go wrong while producing a report.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No agent was given.
+    #[error("no results to report on: give at least one results directory")]
+    NoAgents,
+    /// Two agents share a name, so figures and tables could not tell them apart.
+    #[error("two results directories have the agent name '{0}'; name them apart with DIR=NAME")]
+    DuplicateAgent(String),
+    /// The output path exists and is not a directory.
+    #[error("the output path {} exists and is not a directory", .0.display())]
+    OutputNotADirectory(PathBuf),
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// plotters failed to draw.
+    #[error("drawing a figure failed: {0}")]
+    Draw(String),
+    /// A drawn SVG could not be parsed back (a bug in this crate).
+    #[error("an SVG figure could not be parsed: {0}")]
+    Svg(String),
+    /// svg2pdf failed.
+    #[error("converting a figure to PDF failed: {0}")]
+    Pdf(String),
+}

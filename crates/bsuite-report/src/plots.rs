@@ -1,0 +1,217 @@
+//! Turns the analysis crate's plot data into drawable [`Figure`]s.
+//!
+//! The analysis crate states what the reference notebook shows (series, marks, reference
+//! lines, ggplot sizes in its units); this module maps those onto pixels: one facet per
+//! agent, ggplot line sizes and point sizes to pixel widths and radii, legends from the series
+//! labels.
+
+use bsuite_analysis::plot::{self, AxisScale, Mark, Shape};
+
+use crate::figure::{Axis, Bar, Facet, Figure, Key, Layer, Legend, Marker, Scale, Stroke};
+use crate::style::Colour;
+
+/// Pixels per inch of the reference's figure sizes.
+const PIXELS_PER_INCH: f64 = 105.0;
+
+/// A ggplot line `size` as a stroke width in pixels.
+fn line_width(size: f64) -> f64 {
+    (size * 1.6).clamp(1.0, 7.0)
+}
+
+/// A ggplot point `size` as a marker radius in pixels.
+fn point_radius(size: f64) -> f64 {
+    (size * 1.3).clamp(2.0, 9.0)
+}
+
+fn axis(source: &plot::Axis) -> Axis {
+    Axis {
+        label: source.label.clone(),
+        scale: match source.scale {
+            AxisScale::Linear => Scale::Linear,
+            AxisScale::Log10 => Scale::Log10,
+        },
+        limits: source.limits,
+        breaks: source.breaks.clone(),
+        categories: source.categories.clone().unwrap_or_default(),
+        vertical_labels: false,
+        include: source.include.clone(),
+    }
+}
+
+fn bar_width(series: &plot::Series, categorical: bool) -> f64 {
+    if categorical {
+        return 0.8;
+    }
+    let mut xs: Vec<f64> = series.points.iter().map(|p| p.x).collect();
+    xs.sort_by(f64::total_cmp);
+    let gap = xs
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|d| *d > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    if gap.is_finite() {
+        0.8 * gap
+    } else {
+        0.8
+    }
+}
+
+fn layers(series: &plot::Series, categorical_x: bool) -> Vec<Layer> {
+    let colour = Colour::parse(series.colour);
+    let xy: Vec<(f64, f64)> = series.points.iter().map(|p| (p.x, p.y)).collect();
+    match series.mark {
+        Mark::Line {
+            width,
+            alpha,
+            dashed,
+        } => vec![Layer::Line {
+            points: xy,
+            stroke: Stroke {
+                colour,
+                width: line_width(width),
+                opacity: alpha,
+                dashed,
+            },
+        }],
+        Mark::Smooth {
+            width,
+            ribbon_alpha,
+        } => {
+            let band: Vec<(f64, f64, f64)> = series
+                .points
+                .iter()
+                .filter_map(|p| p.band.map(|(lo, hi)| (p.x, lo, hi)))
+                .collect();
+            let mut out = Vec::new();
+            if !band.is_empty() {
+                out.push(Layer::Ribbon {
+                    points: band,
+                    fill: colour,
+                    opacity: ribbon_alpha,
+                });
+            }
+            out.push(Layer::Line {
+                points: xy,
+                stroke: Stroke::solid(colour, line_width(width)),
+            });
+            out
+        }
+        Mark::Points { size, alpha, shape } => vec![Layer::Points {
+            points: xy,
+            colour,
+            radius: point_radius(size),
+            opacity: alpha,
+            marker: match shape {
+                Shape::Circle => Marker::Disc,
+                Shape::Cross => Marker::Cross,
+            },
+        }],
+        Mark::Bars { alpha } => {
+            let width = bar_width(series, categorical_x);
+            vec![Layer::Bars(
+                series
+                    .points
+                    .iter()
+                    .map(|p| Bar {
+                        centre: p.x,
+                        width,
+                        value: p.y,
+                        fill: colour,
+                        opacity: alpha,
+                    })
+                    .collect(),
+            )]
+        }
+    }
+}
+
+fn key(mark: Mark, colour: Colour) -> Key {
+    match mark {
+        Mark::Line { width, dashed, .. } => Key::Line(Stroke {
+            colour,
+            width: line_width(width),
+            opacity: 1.0,
+            dashed,
+        }),
+        Mark::Smooth { width, .. } => Key::Line(Stroke::solid(colour, line_width(width))),
+        Mark::Points { shape, .. } => Key::Point(
+            colour,
+            match shape {
+                Shape::Circle => Marker::Disc,
+                Shape::Cross => Marker::Cross,
+            },
+        ),
+        Mark::Bars { .. } => Key::Fill(colour),
+    }
+}
+
+/// The drawable figure of one standard plot: one facet per agent, sized from the reference's
+/// inches, with a legend of the labelled series when the plot has one.
+pub fn figure(source: &plot::Figure) -> Figure {
+    let categorical_x = source.x.categories.is_some();
+    let facets: Vec<Facet> = source
+        .panels
+        .iter()
+        .map(|panel| {
+            let mut layers: Vec<Layer> = panel
+                .series
+                .iter()
+                .flat_map(|s| layers(s, categorical_x))
+                .collect();
+            layers.extend(source.hlines.iter().map(|h| Layer::HLine {
+                y: h.y,
+                stroke: Stroke {
+                    colour: Colour::parse(h.colour),
+                    width: line_width(h.width),
+                    opacity: h.alpha,
+                    dashed: h.dashed,
+                },
+            }));
+            Facet {
+                title: Some(format!("agent: {}", panel.agent)),
+                layers,
+            }
+        })
+        .collect();
+
+    let mut legends = Vec::new();
+    if let Some(title) = &source.legend {
+        let mut entries: Vec<(String, Key)> = Vec::new();
+        for series in source.panels.iter().flat_map(|p| &p.series) {
+            if series.label.is_empty() || entries.iter().any(|(l, _)| *l == series.label) {
+                continue;
+            }
+            entries.push((
+                series.label.clone(),
+                key(series.mark, Colour::parse(series.colour)),
+            ));
+        }
+        if !entries.is_empty() {
+            legends.push(Legend {
+                title: title.clone(),
+                entries,
+            });
+        }
+    }
+
+    let n = facets.len().max(1);
+    let columns = match n {
+        1..=3 => n,
+        4 => 2,
+        _ => 3,
+    };
+    let (w, h) = source.size;
+    let width = (w * PIXELS_PER_INCH).clamp(640.0, 1600.0);
+    let height = (h * PIXELS_PER_INCH).clamp(420.0, 1800.0);
+    let mut x = axis(&source.x);
+    x.vertical_labels = categorical_x && x.categories.iter().map(|c| c.len()).sum::<usize>() > 40;
+    Figure {
+        title: Some(source.title.clone()),
+        size: (width.round() as u32, height.round() as u32),
+        x,
+        y: axis(&source.y),
+        facets,
+        columns,
+        legends,
+    }
+}

@@ -1,0 +1,334 @@
+//! Writing a whole report: every figure as SVG and PDF, the LaTeX files and `index.html`.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use bsuite_analysis::plot::ORDERED_EXPERIMENTS;
+use bsuite_analysis::{compare, figures, Agent, Summary};
+use rayon::prelude::*;
+
+use crate::convert::Converter;
+use crate::model::{Coverage, ExperimentSection, FigureFile, Model};
+use crate::render::render_svg;
+use crate::{experiments, html, latex, plots, summary, Error};
+
+/// Lists the files the last report wrote, so the next one can remove those it no longer
+/// writes (and nothing else).
+const MANIFEST: &str = ".bsuite-report-files";
+
+/// Settings of a report.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Title of the paper the appendix belongs to (the LaTeX and HTML titles).
+    pub title: String,
+    /// Link to the full online report, shown in the appendix; `None` leaves a placeholder.
+    pub link: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            title: latex::DEFAULT_TITLE.to_string(),
+            link: None,
+        }
+    }
+}
+
+/// What a report contains and where it went.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The report directory.
+    pub out_dir: PathBuf,
+    /// Files written, relative to `out_dir`.
+    pub files: Vec<PathBuf>,
+    /// Figures drawn (each written as SVG and PDF).
+    pub figures: usize,
+    /// Files of an earlier report that this one no longer writes, removed.
+    pub removed: Vec<PathBuf>,
+    /// Per agent, lines on missing, partial or unfinished experiments (empty when complete).
+    pub incomplete: Vec<(String, Vec<String>)>,
+}
+
+struct Drawn {
+    stem: String,
+    title: String,
+    note: Option<String>,
+    size: (u32, u32),
+    svg: String,
+}
+
+fn svg_size(svg: &str) -> (u32, u32) {
+    let attribute = |name: &str| -> u32 {
+        let pattern = format!(" {name}=\"");
+        svg.find(&pattern)
+            .and_then(|at| {
+                let rest = &svg[at + pattern.len()..];
+                rest[..rest.find('"')?].parse::<f64>().ok()
+            })
+            .map_or(0, |v| v.round() as u32)
+    };
+    (attribute("width"), attribute("height"))
+}
+
+/// Writes a report on `agents` (whose results came from `sources`, in the same order) into
+/// `out_dir` (created if needed).
+///
+/// Files are written next to their final name and renamed into place; files of an earlier
+/// report in the same directory that this one does not write again are removed, and nothing
+/// else in or outside `out_dir` is touched.
+///
+/// # Panics
+///
+/// When `sources` and `agents` differ in length.
+pub fn write(
+    agents: &[Agent],
+    sources: &[PathBuf],
+    out_dir: &Path,
+    options: &Options,
+) -> Result<Written, Error> {
+    assert_eq!(
+        agents.len(),
+        sources.len(),
+        "one source directory per agent"
+    );
+    if agents.is_empty() {
+        return Err(Error::NoAgents);
+    }
+    let mut names = BTreeSet::new();
+    for agent in agents {
+        if !names.insert(agent.name.as_str()) {
+            return Err(Error::DuplicateAgent(agent.name.clone()));
+        }
+    }
+    let summaries: Vec<Summary> = compare(agents);
+    let coverage: Vec<Coverage> = summaries.iter().map(Coverage::of).collect();
+
+    let radar = figures::radar_chart(&summaries);
+    let bars = figures::bar_chart(&summaries);
+    let mut drawn: Vec<Drawn> = Vec::new();
+    let radar_svg = summary::radar_svg(&radar)?;
+    drawn.push(Drawn {
+        stem: "images/radar_plot".into(),
+        title: "Mean score per key issue.".into(),
+        note: None,
+        size: svg_size(&radar_svg),
+        svg: radar_svg,
+    });
+    let bar = summary::bar_figure(&bars);
+    drawn.push(Drawn {
+        stem: "images/bar_plot".into(),
+        title: "Score of each experiment, coloured by type.".into(),
+        note: None,
+        size: bar.size,
+        svg: render_svg(&bar)?,
+    });
+    if summaries.len() > 1 {
+        let compare = summary::compare_figure(&bars);
+        drawn.push(Drawn {
+            stem: "images/bar_plot_compare".into(),
+            title: "Each experiment's score, agents side by side.".into(),
+            note: None,
+            size: compare.size,
+            svg: render_svg(&compare)?,
+        });
+    }
+    let plots = figures::all_figures(agents);
+    let experiment_figures: Vec<Drawn> = plots
+        .par_iter()
+        .map(|plot| {
+            let figure = plots::figure(plot);
+            Ok(Drawn {
+                stem: format!("images/{}/{}", plot.experiment, plot.name),
+                title: plot.title.clone(),
+                note: plot.note.clone(),
+                size: figure.size,
+                svg: render_svg(&figure)?,
+            })
+        })
+        .collect::<Result<_, Error>>()?;
+    drawn.extend(experiment_figures);
+
+    // The files get outlined text (exact anywhere, no font needed); the page inlines the
+    // plain SVG and embeds the font once, which keeps it small and its text selectable.
+    let converter = Converter::new();
+    let converted: Vec<(FigureFile, Vec<u8>, String)> = drawn
+        .into_par_iter()
+        .map(|d| {
+            let pdf = converter.to_pdf(&d.svg)?;
+            let prefix = format!("{}-", d.stem.replace('/', "-"));
+            let outlined = converter.to_outlined_svg(&d.svg, &prefix)?;
+            Ok((
+                FigureFile {
+                    stem: d.stem,
+                    title: d.title,
+                    note: d.note,
+                    size: d.size,
+                    inline_svg: d.svg,
+                },
+                pdf,
+                outlined,
+            ))
+        })
+        .collect::<Result<_, Error>>()?;
+
+    let mut out = Output::open(out_dir)?;
+    let mut figure_files: Vec<FigureFile> = Vec::new();
+    for (file, pdf, svg) in converted {
+        out.write(&format!("{}.svg", file.stem), svg.as_bytes())?;
+        out.write(&format!("{}.pdf", file.stem), &pdf)?;
+        figure_files.push(file);
+    }
+    let figure_count = figure_files.len();
+    let mut by_stem = figure_files.into_iter();
+    let radar = by_stem
+        .next()
+        .ok_or(Error::Draw("radar plot missing".into()))?;
+    let bar = by_stem
+        .next()
+        .ok_or(Error::Draw("bar plot missing".into()))?;
+    let compare = if summaries.len() > 1 {
+        by_stem.next()
+    } else {
+        None
+    };
+    let rest: Vec<FigureFile> = by_stem.collect();
+    let experiments_with_data: Vec<ExperimentSection> = ORDERED_EXPERIMENTS
+        .iter()
+        .filter(|name| summaries.iter().any(|s| s.experiment(name).is_some()))
+        .filter_map(|name| {
+            let experiment = bsuite_envs::experiment(name)?;
+            Some(ExperimentSection {
+                experiment,
+                description: experiments::description(name)
+                    .unwrap_or_default()
+                    .to_string(),
+                figures: rest
+                    .iter()
+                    .filter(|f| f.stem.starts_with(&format!("images/{name}/")))
+                    .cloned()
+                    .collect(),
+            })
+        })
+        .collect();
+
+    let model = Model {
+        title: options.title.clone(),
+        link: options.link.clone(),
+        summaries: &summaries,
+        sources: sources.to_vec(),
+        coverage: coverage.clone(),
+        radar,
+        bar,
+        compare,
+        experiments: experiments_with_data,
+    };
+    for (name, text) in latex::files(&model) {
+        out.write(name, text.as_bytes())?;
+    }
+    out.write(html::INDEX, html::page(&model).as_bytes())?;
+    let removed = out.finish()?;
+    Ok(Written {
+        out_dir: out_dir.to_path_buf(),
+        files: out.written.iter().map(PathBuf::from).collect(),
+        figures: figure_count,
+        removed,
+        incomplete: summaries
+            .iter()
+            .zip(&coverage)
+            .map(|(s, c)| (s.agent.clone(), c.lines()))
+            .filter(|(_, lines)| !lines.is_empty())
+            .collect(),
+    })
+}
+
+/// The report directory: writes files atomically and tracks them in the manifest.
+struct Output {
+    dir: PathBuf,
+    written: Vec<String>,
+    previous: Vec<String>,
+}
+
+impl Output {
+    fn open(dir: &Path) -> Result<Output, Error> {
+        if dir.exists() && !dir.is_dir() {
+            return Err(Error::OutputNotADirectory(dir.to_path_buf()));
+        }
+        fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let previous = match fs::read_to_string(dir.join(MANIFEST)) {
+            Ok(text) => text
+                .lines()
+                .filter(|l| is_safe_relative(l))
+                .map(str::to_string)
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        Ok(Output {
+            dir: dir.to_path_buf(),
+            written: Vec::new(),
+            previous,
+        })
+    }
+
+    fn write(&mut self, relative: &str, bytes: &[u8]) -> Result<(), Error> {
+        debug_assert!(is_safe_relative(relative));
+        let path = self.dir.join(relative);
+        let io = |source| Error::Io {
+            path: path.clone(),
+            source,
+        };
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(io)?;
+        }
+        let temporary = path.with_extension(format!(
+            "{}.tmp",
+            path.extension().and_then(|e| e.to_str()).unwrap_or("")
+        ));
+        let mut file = fs::File::create(&temporary).map_err(io)?;
+        file.write_all(bytes).map_err(io)?;
+        drop(file);
+        fs::rename(&temporary, &path).map_err(io)?;
+        self.written.push(relative.to_string());
+        Ok(())
+    }
+
+    /// Writes the manifest and removes files of the previous report not written this time.
+    fn finish(&mut self) -> Result<Vec<PathBuf>, Error> {
+        let mut removed = Vec::new();
+        for old in &self.previous {
+            if self.written.contains(old) {
+                continue;
+            }
+            let path = self.dir.join(old);
+            if path.is_file() && fs::remove_file(&path).is_ok() {
+                removed.push(PathBuf::from(old));
+                // Drop directories the report created that are now empty.
+                let mut parent = path.parent();
+                while let Some(dir) = parent {
+                    if dir == self.dir || fs::remove_dir(dir).is_err() {
+                        break;
+                    }
+                    parent = dir.parent();
+                }
+            }
+        }
+        let manifest = self.written.join("\n") + "\n";
+        let written = std::mem::take(&mut self.written);
+        self.write(MANIFEST, manifest.as_bytes())?;
+        self.written = written;
+        Ok(removed)
+    }
+}
+
+/// A manifest line names a file inside the report directory: relative, no `..`.
+fn is_safe_relative(path: &str) -> bool {
+    let p = Path::new(path);
+    !path.is_empty()
+        && p.is_relative()
+        && p.components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+}

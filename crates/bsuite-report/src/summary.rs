@@ -1,0 +1,290 @@
+//! The summary figures: the radar "snapshot" over the seven tags, the bar plot of every
+//! experiment's score (one facet per agent) and, for several agents, the comparison bar plot
+//! (one facet per experiment).
+
+use std::f64::consts::PI;
+
+use bsuite_analysis::plot::{self, BarChart, RadarChart, ORDERED_EXPERIMENTS, ORDERED_TYPES};
+
+use crate::canvas::{paint_opacity, text_height, text_width, Align, Canvas, Rect};
+use crate::figure::{Axis, Bar, Facet, Figure, Key, Layer, Legend, Stroke};
+use crate::render::{draw_legends, legends_width};
+use crate::style::{Colour, BLACK, DARK_GREY};
+use crate::Error;
+
+const RADAR_LABEL_SIZE: f64 = 21.0;
+const RADAR_TICK_SIZE: f64 = 15.0;
+const RADAR_RADIUS: f64 = 230.0;
+
+/// Draws the radar plot: one closed polygon per agent over the seven tags, at the radii the
+/// analysis computed (missing tags at the centre, every radius at least 0.05).
+pub fn radar_svg(chart: &RadarChart) -> Result<String, Error> {
+    let radius = RADAR_RADIUS;
+    let pad = 14.0;
+    let direction = |k: usize| {
+        let a = chart.angles[k];
+        (a.cos(), a.sin())
+    };
+    // Room for the labels: left-aligned ones right of the centre, right-aligned ones left of
+    // it (the reference aligns labels between 90 and 270 degrees to the right).
+    let mut left_room: f64 = radius;
+    let mut right_room: f64 = radius;
+    for (k, label) in chart.labels.iter().enumerate() {
+        let reach = (radius + pad) * direction(k).0;
+        let width = text_width(label, RADAR_LABEL_SIZE);
+        if right_aligned(chart.angles[k]) {
+            left_room = left_room.max(-reach + width);
+        } else {
+            right_room = right_room.max(reach + width);
+        }
+    }
+    // As in the reference, a single agent gets no legend (the analysis leaves it out).
+    let legends: Vec<Legend> = match &chart.legend {
+        Some(title) if !chart.agents.is_empty() => vec![Legend {
+            title: title.clone(),
+            entries: chart
+                .agents
+                .iter()
+                .map(|a| {
+                    let colour = Colour::parse(a.colour);
+                    (a.label.clone(), Key::Line(Stroke::solid(colour, 5.0)))
+                })
+                .collect(),
+        }],
+        _ => Vec::new(),
+    };
+    let margin = 24.0;
+    let cx = margin + left_room;
+    let plot_right = cx + right_room + margin;
+    let width = plot_right + legends_width(&legends);
+    let height = 2.0 * (radius + pad + text_height(RADAR_LABEL_SIZE)) + 2.0 * margin;
+    let cy = height / 2.0;
+    let point = |k: usize, r: f64| {
+        let (c, s) = direction(k);
+        (cx + r * radius * c, cy - r * radius * s)
+    };
+    let everywhere = Rect {
+        x0: f64::NEG_INFINITY,
+        y0: f64::NEG_INFINITY,
+        x1: f64::INFINITY,
+        y1: f64::INFINITY,
+    };
+
+    let mut out = String::new();
+    {
+        let canvas = Canvas::new(&mut out, (width.ceil() as u32, height.ceil() as u32))?;
+        for (r, opacity) in [(1.0, 0.01), (0.75, 0.03), (0.5, 0.05), (0.25, 0.05)] {
+            canvas.disc((cx, cy), r * radius, BLACK, opacity, everywhere)?;
+        }
+        for agent in &chart.agents {
+            let colour = Colour::parse(agent.colour);
+            let mut polygon: Vec<(f64, f64)> = agent
+                .radii
+                .iter()
+                .enumerate()
+                .map(|(k, r)| point(k, r.clamp(0.0, 1.0)))
+                .collect();
+            if polygon.is_empty() {
+                continue;
+            }
+            canvas.polygon(&polygon, colour, 0.2, everywhere)?;
+            polygon.push(polygon[0]);
+            canvas.raw_polyline(&polygon, Stroke::solid(colour, 5.0).opacity(0.85))?;
+        }
+        // The grid goes above the data, as in the reference.
+        let grid = Stroke {
+            colour: Colour::hex(0x808080),
+            width: 2.0,
+            opacity: 0.95,
+            dashed: true,
+        };
+        for r in [0.25, 0.5, 0.75, 1.0] {
+            let ring: Vec<(f64, f64)> = (0..=120)
+                .map(|i| {
+                    let a = 2.0 * PI * f64::from(i) / 120.0;
+                    (cx + r * radius * a.cos(), cy - r * radius * a.sin())
+                })
+                .collect();
+            canvas.raw_polyline(&ring, grid)?;
+        }
+        for k in 0..chart.angles.len() {
+            canvas.raw_polyline(&[(cx, cy), point(k, 1.0)], grid)?;
+        }
+        for (r, label) in [(0.25, ".25"), (0.5, ".5"), (0.75, ".75"), (1.0, "1")] {
+            canvas.text_with_opacity(
+                label,
+                (cx + r * radius + 3.0, cy - 10.0),
+                RADAR_TICK_SIZE,
+                BLACK,
+                0.75,
+                Align::Start,
+                false,
+            )?;
+        }
+        for (k, label) in chart.labels.iter().enumerate() {
+            let (x, y) = point(k, (radius + pad) / radius);
+            let align = if right_aligned(chart.angles[k]) {
+                Align::End
+            } else {
+                Align::Start
+            };
+            // Labels near the top and bottom move away from the circle vertically.
+            let dy = -direction(k).1 * text_height(RADAR_LABEL_SIZE) * 0.4;
+            canvas.text(label, (x, y + dy), RADAR_LABEL_SIZE, BLACK, align, false)?;
+        }
+        if !legends.is_empty() {
+            draw_legends(&canvas, &legends, plot_right + 10.0, cy)?;
+        }
+        canvas.finish()?;
+    }
+    Ok(paint_opacity(&out))
+}
+
+fn right_aligned(angle: f64) -> bool {
+    let degrees = angle.to_degrees();
+    (90.0 - 1e-9..=270.0 + 1e-9).contains(&degrees)
+}
+
+fn type_legend() -> Legend {
+    Legend {
+        title: "type".into(),
+        entries: ORDERED_TYPES
+            .iter()
+            .map(|tag| {
+                let colour = Colour::parse(plot::type_colour(*tag));
+                (tag.as_str().to_string(), Key::Fill(colour))
+            })
+            .collect(),
+    }
+}
+
+fn finished_legend() -> Legend {
+    Legend {
+        title: "finished".into(),
+        entries: vec![
+            ("yes".into(), Key::Fill(DARK_GREY)),
+            ("no (faded)".into(), Key::Fill(Colour::hex(0xc2c2c2))),
+        ],
+    }
+}
+
+fn score_axis(breaks: &[f64]) -> Axis {
+    Axis::new("score").limits(0.0, 1.0).breaks(breaks)
+}
+
+fn reference_line() -> Layer {
+    Layer::HLine {
+        y: 1.0,
+        stroke: Stroke::reference(BLACK),
+    }
+}
+
+/// The bar plot of every experiment's score: experiments on x in the reference's order, bars
+/// coloured by type, a dashed line at 1, unfinished experiments faded; one facet per agent.
+pub fn bar_figure(chart: &BarChart) -> Figure {
+    let several = chart.agents.len() > 1;
+    let facets: Vec<Facet> = chart
+        .agents
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            let bars = chart
+                .bars
+                .iter()
+                .filter(|b| b.agent == k)
+                .filter_map(|b| {
+                    Some(Bar {
+                        centre: ORDERED_EXPERIMENTS
+                            .iter()
+                            .position(|e| *e == b.experiment)?
+                            as f64,
+                        width: 0.8,
+                        value: b.score?,
+                        fill: Colour::parse(b.type_colour),
+                        opacity: b.alpha,
+                    })
+                })
+                .collect();
+            Facet {
+                title: several.then(|| format!("agent: {name}")),
+                layers: vec![Layer::Bars(bars), reference_line()],
+            }
+        })
+        .collect();
+    let mut legends = vec![type_legend()];
+    if chart.any_unfinished {
+        legends.push(finished_legend());
+    }
+    let mut x = Axis::new("").categories(ORDERED_EXPERIMENTS);
+    x.vertical_labels = true;
+    let rows = facets.len().max(1) as u32;
+    Figure {
+        title: None,
+        size: (820, 210 * rows + 210),
+        x,
+        y: score_axis(&[0.0, 0.25, 0.5, 0.75, 1.0]),
+        facets,
+        columns: 1,
+        legends,
+    }
+}
+
+/// The comparison bar plot: one facet per experiment, one bar per agent.
+pub fn compare_figure(chart: &BarChart) -> Figure {
+    let facets: Vec<Facet> = ORDERED_EXPERIMENTS
+        .iter()
+        .map(|name| {
+            let bars = chart
+                .bars
+                .iter()
+                .filter(|b| b.experiment == *name)
+                .filter_map(|b| {
+                    Some(Bar {
+                        centre: b.agent as f64,
+                        width: 0.8,
+                        value: b.score?,
+                        fill: Colour::parse(b.agent_colour),
+                        opacity: b.alpha,
+                    })
+                })
+                .collect();
+            Facet {
+                title: Some((*name).to_string()),
+                layers: vec![Layer::Bars(bars), reference_line()],
+            }
+        })
+        .collect();
+    let columns = 5;
+    let rows = facets.len().div_ceil(columns) as u32;
+    let mut x = Axis::new("agent").categories(chart.agents.iter().cloned());
+    x.vertical_labels = true;
+    let agent_legend = Legend {
+        title: "agent".into(),
+        entries: chart
+            .agents
+            .iter()
+            .enumerate()
+            .map(|(k, name)| {
+                let colour = chart
+                    .bars
+                    .iter()
+                    .find(|b| b.agent == k)
+                    .map_or(BLACK, |b| Colour::parse(b.agent_colour));
+                (name.clone(), Key::Fill(colour))
+            })
+            .collect(),
+    };
+    let mut legends = vec![agent_legend];
+    if chart.any_unfinished {
+        legends.push(finished_legend());
+    }
+    Figure {
+        title: None,
+        size: (1400, 230 * rows + 160),
+        x,
+        y: score_axis(&[0.0, 0.5, 1.0]),
+        facets,
+        columns,
+        legends,
+    }
+}

@@ -1,0 +1,214 @@
+//! Writes reports from the repository's fixtures (bsuite's own random-agent CSVs, five ids per
+//! experiment) and checks what lands on disk; compiles the LaTeX where pdflatex is installed
+//! (always on CI).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use bsuite_analysis::plot::ORDERED_EXPERIMENTS;
+use bsuite_analysis::Agent;
+use bsuite_report::{check, html, latex, Options, Written};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/random_results")
+}
+
+/// A fresh, empty directory under the system's temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("bsuite-report-test-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// One report on two agents (the fixtures under two names), shared by the tests below.
+fn two_agent_report() -> &'static (PathBuf, Written) {
+    static REPORT: OnceLock<(PathBuf, Written)> = OnceLock::new();
+    REPORT.get_or_init(|| {
+        let out = scratch("two-agents");
+        let agents = vec![
+            Agent::load("random", &fixtures()).unwrap(),
+            Agent::load("random_again", &fixtures()).unwrap(),
+        ];
+        let sources = vec![fixtures(), fixtures()];
+        let written = bsuite_report::write(&agents, &sources, &out, &Options::default()).unwrap();
+        (out, written)
+    })
+}
+
+#[test]
+fn report_has_every_figure_as_svg_and_pdf_and_the_documents() {
+    let (out, written) = two_agent_report();
+    for name in [
+        html::INDEX,
+        latex::PREAMBLE,
+        latex::APPENDIX,
+        latex::DETAILS,
+        latex::STANDALONE,
+        latex::BIBLIOGRAPHY,
+    ] {
+        assert!(out.join(name).is_file(), "{name} missing");
+    }
+    for stem in ["radar_plot", "bar_plot", "bar_plot_compare"] {
+        for ext in ["svg", "pdf"] {
+            let path = out.join(format!("images/{stem}.{ext}"));
+            assert!(path.is_file(), "{} missing", path.display());
+        }
+    }
+    // Every experiment has data in the fixtures, so every one has its own figures.
+    for experiment in ORDERED_EXPERIMENTS {
+        let dir = out.join("images").join(experiment);
+        let svgs = fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .filter(|e| e.as_ref().unwrap().path().extension().unwrap() == "svg")
+            .count();
+        assert!(svgs >= 2, "{experiment}: {svgs} figures");
+    }
+    let pdfs = written
+        .files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "pdf"))
+        .count();
+    assert_eq!(pdfs, written.figures);
+    for file in &written.files {
+        let bytes = fs::read(out.join(file)).unwrap();
+        if file.extension().is_some_and(|e| e == "pdf") {
+            assert!(bytes.starts_with(b"%PDF-"), "{}", file.display());
+        }
+        if file.extension().is_some_and(|e| e == "svg") {
+            let text = String::from_utf8(bytes).unwrap();
+            assert!(
+                text.contains("<svg") && !text.contains("<text"),
+                "{}",
+                file.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn html_is_self_contained_and_covers_every_experiment() {
+    let (out, _) = two_agent_report();
+    let page = fs::read_to_string(out.join(html::INDEX)).unwrap();
+    assert!(!page.contains("src=\"http"), "the page fetches something");
+    assert!(!page.contains("<img"), "figures must be inline");
+    assert!(page.contains("@font-face"));
+    for experiment in ORDERED_EXPERIMENTS {
+        assert!(
+            page.contains(&format!("<section id=\"exp-{experiment}\">")),
+            "{experiment} section missing"
+        );
+    }
+    assert!(page.contains("<th>random</th><th>random_again</th>"));
+    // The fixtures hold 5 of each experiment's ids, which the page must say.
+    assert!(page.contains("partial sweeps"));
+}
+
+#[test]
+fn appendix_lists_the_agents_and_references_existing_figures() {
+    let (out, _) = two_agent_report();
+    let appendix = fs::read_to_string(out.join(latex::APPENDIX)).unwrap();
+    assert!(appendix.contains(r"\textbf{random}: picks an action uniformly at random"));
+    assert!(appendix.contains(r"\textbf{random\_again}: describe this agent here"));
+    let details = fs::read_to_string(out.join(latex::DETAILS)).unwrap();
+    let mut included = 0;
+    for line in details.lines() {
+        if let Some(at) = line.find(r"{\bsuitereportdir/") {
+            let stem = &line[at + r"{\bsuitereportdir/".len()..line.len() - 1];
+            assert!(out.join(format!("{stem}.pdf")).is_file(), "{stem}");
+            included += 1;
+        }
+    }
+    assert!(included > ORDERED_EXPERIMENTS.len(), "{included} figures");
+}
+
+/// CI installs TeX Live (see `.ci/run`); elsewhere the test is skipped when pdflatex is
+/// missing, with a message.
+#[test]
+fn latex_compiles_with_a_one_page_summary_and_all_figures() {
+    if !check::pdflatex_available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install pdflatex (texlive-latex-base, -recommended, -extra)"
+        );
+        eprintln!("skipped: pdflatex is not installed");
+        return;
+    }
+    let (out, written) = two_agent_report();
+    let checked = check::compile_and_check(out).unwrap_or_else(|e| panic!("{e}"));
+    assert!(checked.pages > 2, "{} pages", checked.pages);
+    // The appendix includes the radar and bar plots, the details every other figure.
+    assert_eq!(checked.figures, written.figures);
+}
+
+#[test]
+fn rewriting_replaces_only_the_reports_own_files() {
+    let results = scratch("partial-results");
+    for name in ["bsuite_id_-_bandit-0.csv", "bsuite_id_-_deep_sea-0.csv"] {
+        fs::copy(fixtures().join(name), results.join(name)).unwrap();
+    }
+    let out = scratch("rewrite");
+    fs::write(out.join("notes.txt"), "mine").unwrap();
+    let both = Agent::load("agent", &results).unwrap();
+    let first = bsuite_report::write(
+        &[both],
+        std::slice::from_ref(&results),
+        &out,
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(out.join("images/deep_sea").is_dir());
+    assert_eq!(first.incomplete.len(), 1);
+    assert!(first.incomplete[0].1[0].contains("no results for 21 of 23 experiments"));
+
+    fs::remove_file(results.join("bsuite_id_-_deep_sea-0.csv")).unwrap();
+    let bandit_only = Agent::load("agent", &results).unwrap();
+    let second = bsuite_report::write(
+        &[bandit_only],
+        std::slice::from_ref(&results),
+        &out,
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(!second.removed.is_empty());
+    assert!(second
+        .removed
+        .iter()
+        .all(|p| p.starts_with("images/deep_sea")));
+    assert!(!out.join("images/deep_sea").exists(), "stale figures left");
+    assert!(out.join("images/bandit").is_dir());
+    assert_eq!(fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+    assert!(results.join("bsuite_id_-_bandit-0.csv").is_file());
+}
+
+#[test]
+fn no_agents_or_two_agents_with_one_name_are_errors() {
+    let out = scratch("errors");
+    let err = bsuite_report::write(&[], &[], &out, &Options::default()).unwrap_err();
+    assert!(err.to_string().contains("no results"), "{err}");
+    let results = scratch("one-id");
+    fs::copy(
+        fixtures().join("bsuite_id_-_bandit-0.csv"),
+        results.join("bsuite_id_-_bandit-0.csv"),
+    )
+    .unwrap();
+    let agents = vec![
+        Agent::load("same", &results).unwrap(),
+        Agent::load("same", &results).unwrap(),
+    ];
+    let err = bsuite_report::write(
+        &agents,
+        &[results.clone(), results.clone()],
+        &out,
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("'same'"), "{err}");
+    assert_eq!(
+        fs::read_dir(&out).unwrap().count(),
+        0,
+        "wrote despite the error"
+    );
+}

@@ -1,0 +1,223 @@
+//! `cargo xtask report`: figures, LaTeX appendix and HTML report from results directories;
+//! `cargo xtask report-check`: compile the appendix with pdflatex and check it.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use bsuite_analysis::Agent;
+use clap::Args;
+
+/// Options of `cargo xtask report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A results directory (bsuite CSVs of one agent), optionally named: DIR or DIR=NAME.
+    /// Repeat for several agents side by side; the name defaults to the directory's name.
+    #[arg(long = "results", value_name = "DIR[=NAME]", required = true)]
+    pub results: Vec<String>,
+    /// The report directory; only the report's own files in it are replaced.
+    #[arg(long, value_name = "DIR", default_value = "report")]
+    pub out: PathBuf,
+    /// Title of the paper the appendix goes into.
+    #[arg(long, default_value = bsuite_report::latex::DEFAULT_TITLE)]
+    pub title: String,
+    /// Link to the full online report, shown in the appendix.
+    #[arg(long, value_name = "URL")]
+    pub link: Option<String>,
+}
+
+/// Options of `cargo xtask report-check`.
+#[derive(Args, Debug)]
+pub struct ReportCheckArgs {
+    /// The report directory written by `cargo xtask report`.
+    #[arg(value_name = "DIR", default_value = "report")]
+    pub dir: PathBuf,
+}
+
+/// Splits `DIR[=NAME]`; the name defaults to the directory's own name.
+fn parse_results(arg: &str) -> Result<(PathBuf, String)> {
+    let (dir, name) = match arg.rsplit_once('=') {
+        Some((dir, name)) if !name.contains('/') => {
+            if name.trim().is_empty() {
+                bail!("--results {arg}: the agent name after '=' is empty");
+            }
+            (PathBuf::from(dir), Some(name.to_string()))
+        }
+        _ => (PathBuf::from(arg), None),
+    };
+    if dir.as_os_str().is_empty() {
+        bail!("--results {arg}: the directory is empty");
+    }
+    if !dir.exists() {
+        bail!("results directory {} does not exist", dir.display());
+    }
+    if !dir.is_dir() {
+        bail!("results path {} is not a directory", dir.display());
+    }
+    let name = match name {
+        Some(name) => name,
+        None => {
+            let absolute = dir
+                .canonicalize()
+                .with_context(|| format!("reading results directory {}", dir.display()))?;
+            match absolute.file_name().and_then(|n| n.to_str()) {
+                Some(n) => n.to_string(),
+                None => bail!(
+                    "cannot name the agent of {}; give a name with {}=NAME",
+                    dir.display(),
+                    dir.display()
+                ),
+            }
+        }
+    };
+    Ok((dir, name))
+}
+
+/// True when `inner` is `outer` or lies inside it.
+fn is_within(inner: &Path, outer: &Path) -> bool {
+    match (inner.canonicalize(), outer.canonicalize()) {
+        (Ok(inner), Ok(outer)) => inner.starts_with(outer),
+        _ => false,
+    }
+}
+
+/// Runs `cargo xtask report`.
+pub fn run(args: &ReportArgs) -> Result<()> {
+    let start = Instant::now();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for arg in &args.results {
+        let (dir, name) = parse_results(arg)?;
+        if let Some(k) = names.iter().position(|n| *n == name) {
+            bail!(
+                "{} and {} both give the agent name '{name}'; name them apart with DIR=NAME",
+                dirs[k].display(),
+                dir.display()
+            );
+        }
+        if is_within(&args.out, &dir) {
+            bail!(
+                "the report directory {} is inside the results directory {}; choose another --out",
+                args.out.display(),
+                dir.display()
+            );
+        }
+        dirs.push(dir);
+        names.push(name);
+    }
+    let agents: Vec<Agent> = dirs
+        .iter()
+        .zip(&names)
+        .map(|(dir, name)| {
+            Agent::load(name.clone(), dir)
+                .with_context(|| format!("reading the results of agent '{name}'"))
+        })
+        .collect::<Result<_>>()?;
+    let options = bsuite_report::Options {
+        title: args.title.clone(),
+        link: args.link.clone(),
+    };
+    let written = bsuite_report::write(&agents, &dirs, &args.out, &options)?;
+    for (agent, lines) in &written.incomplete {
+        for line in lines {
+            eprintln!("warning: {agent}: {line}");
+        }
+    }
+    if !written.removed.is_empty() {
+        eprintln!(
+            "removed {} file(s) of an earlier report that this one does not write",
+            written.removed.len()
+        );
+    }
+    println!(
+        "report: {} agent(s), {} figures (SVG and PDF), {} files in {:.2} s",
+        agents.len(),
+        written.figures,
+        written.files.len(),
+        start.elapsed().as_secs_f64()
+    );
+    println!(
+        "  HTML:  {}",
+        args.out.join(bsuite_report::html::INDEX).display()
+    );
+    println!(
+        "  LaTeX: {} (pdflatex + bibtex; or \\input {} and {} into your paper)",
+        args.out.join(bsuite_report::latex::STANDALONE).display(),
+        bsuite_report::latex::PREAMBLE,
+        bsuite_report::latex::APPENDIX
+    );
+    Ok(())
+}
+
+/// Runs `cargo xtask report-check`.
+pub fn check(args: &ReportCheckArgs) -> Result<()> {
+    let start = Instant::now();
+    if !args.dir.join(bsuite_report::latex::STANDALONE).is_file() {
+        bail!(
+            "{} has no {}; write a report first with cargo xtask report",
+            args.dir.display(),
+            bsuite_report::latex::STANDALONE
+        );
+    }
+    let checked = bsuite_report::check::compile_and_check(&args.dir)?;
+    println!(
+        "report-check: {} compiled, {} pages, {} figures included, all present ({:.1} s)",
+        checked.pdf.display(),
+        checked.pages,
+        checked.figures,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixtures() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/random_results")
+    }
+
+    #[test]
+    fn agent_name_comes_from_the_directory_unless_given() {
+        let dir = fixtures();
+        let (_, name) = parse_results(dir.to_str().unwrap()).unwrap();
+        assert_eq!(name, "random_results");
+        let (path, name) = parse_results(&format!("{}=dqn", dir.display())).unwrap();
+        assert_eq!((path, name.as_str()), (dir.clone(), "dqn"));
+        let (_, name) = parse_results(&format!("{}/", dir.display())).unwrap();
+        assert_eq!(name, "random_results");
+    }
+
+    #[test]
+    fn missing_directories_and_empty_names_are_errors() {
+        let err = parse_results("/no/such/results").unwrap_err().to_string();
+        assert!(err.contains("/no/such/results does not exist"), "{err}");
+        let err = parse_results(&format!("{}=", fixtures().display()))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("name after '=' is empty"), "{err}");
+        let file = fixtures().join("bsuite_id_-_bandit-0.csv");
+        let err = parse_results(file.to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not a directory"), "{err}");
+    }
+
+    #[test]
+    fn two_directories_with_one_name_are_refused_before_reading() {
+        let dir = fixtures();
+        let args = ReportArgs {
+            results: vec![
+                format!("{}=a", dir.display()),
+                format!("{}=a", dir.display()),
+            ],
+            out: std::env::temp_dir().join("bsuite-xtask-report-never-written"),
+            title: "t".into(),
+            link: None,
+        };
+        let err = run(&args).unwrap_err().to_string();
+        assert!(err.contains("both give the agent name 'a'"), "{err}");
+        assert!(!args.out.exists());
+    }
+}
