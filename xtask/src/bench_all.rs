@@ -44,6 +44,9 @@ pub struct BenchAllArgs {
     /// error is not a terminal).
     #[arg(long)]
     pub plain: bool,
+    /// Do not print the bsuite scores of the results directory at the end.
+    #[arg(long)]
+    pub no_score: bool,
 }
 
 /// Resolves selectors to ids in sweep order without duplicates.
@@ -105,7 +108,28 @@ pub fn run(args: BenchAllArgs) -> Result<()> {
     })
     .map_err(anyhow::Error::msg)?;
 
-    summarise(&reports, start.elapsed(), &results_dir)
+    summarise(&reports, start.elapsed(), &results_dir)?;
+    if !args.no_score {
+        print_scores(&results_dir);
+    }
+    Ok(())
+}
+
+/// Prints the score summary of `results_dir` (as `cargo xtask score DIR`); a failure to
+/// score is a warning, since the results themselves are complete.
+fn print_scores(results_dir: &std::path::Path) {
+    let args = crate::score::ScoreArgs {
+        dirs: vec![results_dir.display().to_string()],
+        json: false,
+        ids: false,
+        lenient: true,
+    };
+    if let Err(err) = crate::score::run(&args) {
+        eprintln!(
+            "warning: could not score {}: {err:#}",
+            results_dir.display()
+        );
+    }
 }
 
 fn summarise(reports: &[IdReport], elapsed: Duration, results_dir: &std::path::Path) -> Result<()> {

@@ -39,7 +39,15 @@ fn scratch(name: &str) -> PathBuf {
 fn bench_all(dir: &Path, extra: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
     cmd.env("XTASK_NO_REEXEC", "1")
-        .args(["bench-all", "random", "--plain", "--jobs", "2", "--results"])
+        .args([
+            "bench-all",
+            "random",
+            "--plain",
+            "--no-score",
+            "--jobs",
+            "2",
+        ])
+        .arg("--results")
         .arg(dir)
         .arg("--ids")
         .args(IDS)
