@@ -73,10 +73,25 @@ fn parse_results(arg: &str) -> Result<(PathBuf, String)> {
     Ok((dir, name))
 }
 
+/// `path` made absolute with symbolic links resolved, also when it does not exist yet (its
+/// nearest existing ancestor is resolved and the rest appended).
+fn resolve(path: &Path) -> Option<PathBuf> {
+    let absolute = std::env::current_dir().ok()?.join(path);
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(existing.file_name()?);
+        existing = existing.parent()?;
+    }
+    let mut resolved = existing.canonicalize().ok()?;
+    resolved.extend(rest.iter().rev());
+    Some(resolved)
+}
+
 /// True when `inner` is `outer` or lies inside it.
 fn is_within(inner: &Path, outer: &Path) -> bool {
-    match (inner.canonicalize(), outer.canonicalize()) {
-        (Ok(inner), Ok(outer)) => inner.starts_with(outer),
+    match (resolve(inner), resolve(outer)) {
+        (Some(inner), Some(outer)) => inner.starts_with(outer),
         _ => false,
     }
 }
@@ -202,6 +217,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("is not a directory"), "{err}");
+    }
+
+    #[test]
+    fn a_report_directory_inside_a_results_directory_is_refused() {
+        let dir = fixtures();
+        assert!(is_within(&dir.join("report/new"), &dir));
+        assert!(is_within(&dir, &dir));
+        assert!(!is_within(&dir.join("../elsewhere"), &dir));
     }
 
     #[test]

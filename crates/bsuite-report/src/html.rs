@@ -246,11 +246,12 @@ pub(crate) fn page(model: &Model) -> String {
         .zip(&model.coverage)
         .filter(|(_, c)| !c.is_complete())
         .map(|(summary, c)| {
-            format!(
-                "<li><b>{}</b>: {}</li>",
-                escape(&summary.agent),
-                escape(&c.lines().join("; "))
-            )
+            let lines: String = c
+                .lines()
+                .iter()
+                .map(|line| format!("<li>{}</li>", escape(line)))
+                .collect();
+            format!("<li><b>{}</b><ul>{lines}</ul></li>", escape(&summary.agent))
         })
         .collect();
     if !warnings.is_empty() {

@@ -10,6 +10,8 @@
 //! ([`style`]), and [`plots`] and [`summary`] build figures from the analysis crate's plot
 //! data.
 
+#![deny(missing_docs)]
+
 mod canvas;
 pub mod check;
 pub mod convert;

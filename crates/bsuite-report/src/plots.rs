@@ -186,6 +186,13 @@ pub fn figure(source: &plot::Figure) -> Figure {
                 key(series.mark, Colour::parse(series.colour)),
             ));
         }
+        // Panels list only their own groups; merged, numeric groups go back in order.
+        if entries.iter().all(|(l, _)| l.parse::<f64>().is_ok()) {
+            entries.sort_by(|a, b| {
+                let key = |l: &str| l.parse::<f64>().unwrap_or(f64::NAN);
+                key(&a.0).total_cmp(&key(&b.0))
+            });
+        }
         if !entries.is_empty() {
             legends.push(Legend {
                 title: title.clone(),

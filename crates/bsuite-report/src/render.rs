@@ -204,6 +204,59 @@ pub(crate) fn format_tick(v: f64) -> String {
     }
 }
 
+/// An axis title broken into at most two lines and shrunk if need be to fit `room` pixels.
+struct Title {
+    lines: Vec<String>,
+    size: f64,
+}
+
+impl Title {
+    /// Room the title takes across its lines, including the gap to the tick labels.
+    fn band(&self) -> f64 {
+        if self.lines.is_empty() {
+            0.0
+        } else {
+            text_height(self.size) * self.lines.len() as f64 + 6.0
+        }
+    }
+}
+
+fn fit_title(text: &str, room: f64) -> Title {
+    let widest = |lines: &[String], size: f64| {
+        lines
+            .iter()
+            .map(|l| text_width(l, size))
+            .fold(0.0, f64::max)
+    };
+    if text.is_empty() {
+        return Title {
+            lines: Vec::new(),
+            size: AXIS_TITLE_SIZE,
+        };
+    }
+    let mut lines = vec![text.to_string()];
+    if widest(&lines, AXIS_TITLE_SIZE) > room {
+        // Break at the space that best balances the two lines.
+        let words: Vec<&str> = text.split(' ').collect();
+        if let Some(split) = (1..words.len()).min_by(|&a, &b| {
+            let cost = |k: usize| {
+                let (head, tail) = (words[..k].join(" "), words[k..].join(" "));
+                text_width(&head, AXIS_TITLE_SIZE).max(text_width(&tail, AXIS_TITLE_SIZE))
+            };
+            cost(a).total_cmp(&cost(b))
+        }) {
+            lines = vec![words[..split].join(" "), words[split..].join(" ")];
+        }
+    }
+    let width = widest(&lines, AXIS_TITLE_SIZE);
+    let size = if width > room && room > 0.0 {
+        (AXIS_TITLE_SIZE * room / width).max(10.0)
+    } else {
+        AXIS_TITLE_SIZE
+    };
+    Title { lines, size }
+}
+
 fn layer_extent(layer: &Layer, xs: &mut Vec<f64>, ys: &mut Vec<f64>) {
     match layer {
         Layer::Line { points, .. } | Layer::Points { points, .. } => {
@@ -373,11 +426,6 @@ fn draw_figure(canvas: &Canvas, figure: &Figure) -> Result<(), Error> {
         top += text_height(TITLE_SIZE) + GAP;
     }
     let right = width - MARGIN - legends_width(&figure.legends);
-    let y_title_band = if figure.y.label.is_empty() {
-        0.0
-    } else {
-        text_height(AXIS_TITLE_SIZE) + 6.0
-    };
     let y_ticks_width = y_axis
         .ticks
         .iter()
@@ -385,7 +433,10 @@ fn draw_figure(canvas: &Canvas, figure: &Figure) -> Result<(), Error> {
         .fold(0.0, f64::max)
         + TICK_LENGTH
         + 6.0;
-    let left = MARGIN + y_title_band + y_ticks_width;
+    let x_title = fit_title(&figure.x.label, right - MARGIN);
+    let bottom = height - MARGIN - x_title.band();
+    let y_title = fit_title(&figure.y.label, bottom - top);
+    let left = MARGIN + y_title.band() + y_ticks_width;
     let x_ticks_height = if figure.x.vertical_labels {
         x_axis
             .ticks
@@ -396,12 +447,6 @@ fn draw_figure(canvas: &Canvas, figure: &Figure) -> Result<(), Error> {
         text_height(TICK_SIZE)
     } + TICK_LENGTH
         + 6.0;
-    let x_title_band = if figure.x.label.is_empty() {
-        0.0
-    } else {
-        text_height(AXIS_TITLE_SIZE) + 6.0
-    };
-    let bottom = height - MARGIN - x_title_band;
 
     let n = figure.facets.len().max(1);
     let columns = figure.columns.clamp(1, n);
@@ -480,27 +525,27 @@ fn draw_figure(canvas: &Canvas, figure: &Figure) -> Result<(), Error> {
     }
 
     let panels_mid_x = (left + right) / 2.0;
-    if !figure.x.label.is_empty() {
+    for (i, line) in x_title.lines.iter().enumerate() {
+        let line_height = text_height(x_title.size);
+        let first = height - MARGIN - x_title.band() + 6.0 + line_height / 2.0;
         canvas.text(
-            &figure.x.label,
-            (
-                panels_mid_x,
-                height - MARGIN - text_height(AXIS_TITLE_SIZE) / 2.0,
-            ),
-            AXIS_TITLE_SIZE,
+            line,
+            (panels_mid_x, first + i as f64 * line_height),
+            x_title.size,
             BLACK,
             Align::Middle,
             false,
         )?;
     }
-    if !figure.y.label.is_empty() {
+    for (i, line) in y_title.lines.iter().enumerate() {
+        let line_height = text_height(y_title.size);
         canvas.text(
-            &figure.y.label,
+            line,
             (
-                MARGIN + text_height(AXIS_TITLE_SIZE) / 2.0,
+                MARGIN + line_height / 2.0 + i as f64 * line_height,
                 (top + bottom) / 2.0,
             ),
-            AXIS_TITLE_SIZE,
+            y_title.size,
             BLACK,
             Align::Middle,
             true,
