@@ -11,6 +11,18 @@ use clap::Subcommand;
 
 #[derive(Subcommand)]
 pub enum BenchTarget {
+    /// Agent steps per second (select_action + update) of the LibTorch agents on catch/0,
+    /// and the projected wall time of a full dqn sweep (runs bsuite-bench-agents, built
+    /// against LibTorch; pass its options after `--`, e.g. `-- --agents dqn --steps 5000`).
+    Agents {
+        /// Options of bsuite-bench-agents (default: `--project dqn`).
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<std::ffi::OsString>,
+    },
     /// env.step throughput, bare and with bsuite CSV logging, on the ids of
     /// shared/reference/throughput.md, optionally next to the Python reference.
     Envs {
@@ -252,10 +264,12 @@ fn bench_envs(o: EnvsOptions) -> Result<()> {
 }
 
 pub fn run(target: BenchTarget) -> Result<()> {
-    if reexec_optimised()? {
+    // The agents' benchmark is another (optimised) binary; xtask's own build does not matter.
+    if !matches!(target, BenchTarget::Agents { .. }) && reexec_optimised()? {
         return Ok(());
     }
     match target {
+        BenchTarget::Agents { args } => crate::libtorch::bench_agents(&args),
         BenchTarget::Envs {
             json,
             steps,

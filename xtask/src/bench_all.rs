@@ -47,6 +47,9 @@ pub struct BenchAllArgs {
     /// Do not print the bsuite scores of the results directory at the end.
     #[arg(long)]
     pub no_score: bool,
+    /// Where the LibTorch agents compute (`cuda` needs an NVIDIA GPU); others ignore it.
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda"])]
+    pub device: String,
 }
 
 /// Resolves selectors to ids in sweep order without duplicates.

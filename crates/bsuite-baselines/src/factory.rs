@@ -32,11 +32,15 @@ pub struct AgentEntry {
 /// The agents this build provides. The LibTorch agents join this list when the crate is
 /// built with their feature.
 pub fn agents() -> Vec<AgentEntry> {
-    vec![AgentEntry {
+    #[allow(unused_mut)]
+    let mut agents = vec![AgentEntry {
         name: "random",
         description: "uniformly random actions, RandomState(seed).randint(num_actions) per step",
         make: |setup| Box::new(Random::new(setup.action_spec, setup.seed)),
-    }]
+    }];
+    #[cfg(feature = "tch")]
+    agents.extend(crate::tch_agents::entries());
+    agents
 }
 
 /// An agent name this build does not provide.
@@ -55,7 +59,8 @@ pub struct UnknownAgent {
 /// let entry = bsuite_baselines::factory::agent("random").unwrap();
 /// assert_eq!(entry.name, "random");
 /// let err = bsuite_baselines::factory::agent("rnadom").err().unwrap();
-/// assert_eq!(err.to_string(), "unknown agent 'rnadom'; valid agents: random");
+/// // The LibTorch agents follow with the `tch` feature.
+/// assert!(err.to_string().starts_with("unknown agent 'rnadom'; valid agents: random"));
 /// ```
 pub fn agent(name: &str) -> Result<AgentEntry, UnknownAgent> {
     let all = agents();

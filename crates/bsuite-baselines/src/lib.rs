@@ -5,6 +5,8 @@ pub mod experiment;
 pub mod factory;
 pub mod random;
 pub mod runner;
+#[cfg(feature = "tch")]
+pub mod tch_agents;
 
 pub use agent::Agent;
 pub use experiment::{run, run_verbose, run_with};

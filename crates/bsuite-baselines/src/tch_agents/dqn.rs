@@ -1,0 +1,130 @@
+//! DQN (bsuite's `baselines/jax/dqn`): Q-learning with a target network and uniform replay.
+
+use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
+use tch::Device;
+
+use super::q_ensemble::{greedy, QEnsemble, QEnsembleConfig};
+use super::replay::Replay;
+use crate::Agent;
+
+/// DQN's hyperparameters; [`Default`] is bsuite's JAX `default_agent`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DqnConfig {
+    /// Hidden layer sizes of the Q-network `Flatten → MLP[hidden..., actions]`.
+    pub hidden: Vec<usize>,
+    /// Adam's learning rate.
+    pub learning_rate: f64,
+    /// Transitions per SGD step.
+    pub batch_size: usize,
+    /// The agent's discount (multiplies the environment's).
+    pub discount: f32,
+    /// Replay capacity.
+    pub replay_capacity: usize,
+    /// Transitions in replay before learning starts.
+    pub min_replay_size: usize,
+    /// Environment steps per SGD step.
+    pub sgd_period: u64,
+    /// SGD steps between target network copies.
+    pub target_update_period: u64,
+    /// Probability of a uniformly random action.
+    pub epsilon: f64,
+}
+
+impl Default for DqnConfig {
+    fn default() -> Self {
+        DqnConfig {
+            hidden: vec![64, 64],
+            learning_rate: 1e-3,
+            batch_size: 32,
+            discount: 0.99,
+            replay_capacity: 10_000,
+            min_replay_size: 100,
+            sgd_period: 1,
+            target_update_period: 4,
+            epsilon: 0.05,
+        }
+    }
+}
+
+/// ε-greedy DQN. Every random draw comes from its own generator seeded with the agent seed.
+pub struct Dqn {
+    config: DqnConfig,
+    num_actions: usize,
+    q: QEnsemble,
+    replay: Replay,
+    rng: RandomState,
+    total_steps: u64,
+}
+
+impl Dqn {
+    /// A DQN agent for these specs (observations are flattened).
+    pub fn new(
+        observation_spec: &ObservationSpec,
+        action_spec: &ActionSpec,
+        config: DqnConfig,
+        seed: u32,
+        device: Device,
+    ) -> Self {
+        super::init_threads();
+        let obs_len = observation_spec.len();
+        let num_actions = action_spec.num_actions;
+        let mut rng = RandomState::new(seed);
+        let mut sizes = vec![obs_len];
+        sizes.extend(&config.hidden);
+        sizes.push(num_actions);
+        let q = QEnsemble::new(
+            &QEnsembleConfig {
+                members: 1,
+                sizes,
+                prior_scale: None,
+                learning_rate: config.learning_rate,
+                discount: config.discount,
+            },
+            &mut rng,
+            device,
+        );
+        Dqn {
+            replay: Replay::new(config.replay_capacity, obs_len, 0),
+            config,
+            num_actions,
+            q,
+            rng,
+            total_steps: 0,
+        }
+    }
+}
+
+impl Agent for Dqn {
+    fn select_action(&mut self, timestep: &TimeStep) -> usize {
+        if self.rng.rand() < self.config.epsilon {
+            return self.rng.randint(self.num_actions);
+        }
+        let q_values = self.q.q_values(0, &timestep.observation);
+        greedy(&q_values, &mut self.rng)
+    }
+
+    fn update(&mut self, timestep: &TimeStep, action: usize, new_timestep: &TimeStep) {
+        self.replay.add(
+            &timestep.observation,
+            action,
+            new_timestep.reward_or_zero() as f32,
+            new_timestep.discount.unwrap_or(0.0) as f32,
+            &new_timestep.observation,
+            &[],
+        );
+        self.total_steps += 1;
+        if self.total_steps % self.config.sgd_period != 0
+            || self.replay.size() < self.config.min_replay_size
+        {
+            return;
+        }
+        let batch = self
+            .replay
+            .sample(&mut self.rng, self.config.batch_size, self.q.device());
+        self.q.sgd_step(&batch);
+        // The JAX agent counts SGD steps here; TF's counts environment steps (quirk 34).
+        if self.q.sgd_steps % self.config.target_update_period == 0 {
+            self.q.update_targets();
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! The LibTorch baselines (feature `tch`): DQN, bootstrapped DQN with randomized prior
+//! functions, and feed-forward and recurrent actor-critic, with the network sizes,
+//! optimisers and update rules of bsuite's JAX `default_agent`s.
+//!
+//! Unlike the reference, every random draw an agent makes (initialisation, exploration,
+//! replay sampling, bootstrap masks, policy sampling) comes from its own numpy-compatible
+//! [`RandomState`](bsuite_envs::RandomState) seeded with the agent seed, so a run is
+//! reproducible from (agent, bsuite_id, seed) — the fix of quirk 35 (bsuite samples replay
+//! from numpy's global generator). LibTorch's own generator is never used.
+//!
+//! LibTorch 2.11.0 is needed to build this module: `cargo xtask libtorch` finds or installs
+//! it, and `cargo xtask bench-all dqn` or `cargo xtask test` do so on their own.
+//!
+//! ```no_run
+//! use bsuite_baselines::tch_agents::{Dqn, DqnConfig};
+//! use bsuite_envs::Environment;
+//!
+//! let mut env = bsuite_envs::load("catch/0").unwrap();
+//! let mut agent = Dqn::new(
+//!     &env.observation_spec(),
+//!     &env.action_spec(),
+//!     DqnConfig::default(),
+//!     0,
+//!     tch::Device::Cpu,
+//! );
+//! bsuite_baselines::run(&mut agent, &mut env, 100).unwrap();
+//! ```
+
+mod actor_critic;
+mod actor_critic_rnn;
+mod boot_dqn;
+mod dqn;
+mod nets;
+mod q_ensemble;
+mod replay;
+mod sequence;
+
+use std::sync::atomic::{AtomicI64, Ordering};
+
+pub use actor_critic::{ActorCritic, ActorCriticConfig};
+pub use actor_critic_rnn::{ActorCriticRnn, ActorCriticRnnConfig};
+pub use boot_dqn::{BootDqn, BootDqnConfig};
+pub use dqn::{Dqn, DqnConfig};
+pub use tch::Device;
+
+use crate::factory::{AgentEntry, AgentSetup};
+
+/// The device of agents built through [`entries`]: -1 for the CPU, else a CUDA index.
+static DEVICE: AtomicI64 = AtomicI64::new(-1);
+
+/// Sets the device agents built by name (through [`entries`]) compute on.
+pub fn set_device(device: Device) {
+    let code = match device {
+        Device::Cuda(index) => index as i64,
+        _ => -1,
+    };
+    DEVICE.store(code, Ordering::Relaxed);
+}
+
+/// The device agents built by name compute on (the CPU unless [`set_device`] said
+/// otherwise).
+pub fn device() -> Device {
+    match DEVICE.load(Ordering::Relaxed) {
+        -1 => Device::Cpu,
+        index => Device::Cuda(index as usize),
+    }
+}
+
+/// Parses `cpu`, `cuda` or `cuda:N`, checking that CUDA is there when asked for.
+///
+/// ```no_run
+/// assert_eq!(bsuite_baselines::tch_agents::parse_device("cpu"), Ok(tch::Device::Cpu));
+/// ```
+pub fn parse_device(name: &str) -> Result<Device, String> {
+    let index = match name {
+        "cpu" => return Ok(Device::Cpu),
+        "cuda" => 0,
+        _ => match name
+            .strip_prefix("cuda:")
+            .and_then(|i| i.parse::<usize>().ok())
+        {
+            Some(index) => index,
+            None => {
+                return Err(format!(
+                    "unknown device '{name}': expected cpu, cuda or cuda:N"
+                ))
+            }
+        },
+    };
+    if !tch::Cuda::is_available() {
+        return Err(format!(
+            "--device {name}: CUDA is not available to this build (no NVIDIA GPU or driver, \
+             or LibTorch's CUDA libraries are not loaded; `cargo xtask bench-all ... --device \
+             cuda` installs LibTorch's CUDA variant on a machine with a GPU); use --device cpu"
+        ));
+    }
+    let count = tch::Cuda::device_count() as usize;
+    if index >= count {
+        return Err(format!("--device {name}: only {count} CUDA device(s)"));
+    }
+    Ok(Device::Cuda(index))
+}
+
+/// One intra-op thread per worker: these networks are far too small to gain from more, and
+/// the runner already keeps every core busy with one id each. LibTorch keeps the setting
+/// per thread, so each agent sets it on the thread that builds it.
+pub(crate) fn init_threads() {
+    tch::set_num_threads(1);
+}
+
+/// The LibTorch agents by name, for [`crate::factory`].
+pub fn entries() -> Vec<AgentEntry> {
+    vec![
+        AgentEntry {
+            name: "dqn",
+            description: "DQN: MLP[64,64], Adam 1e-3, batch 32, replay 10000, ε 0.05 (LibTorch)",
+            make: |s: &AgentSetup| {
+                Box::new(Dqn::new(
+                    &s.observation_spec,
+                    &s.action_spec,
+                    DqnConfig::default(),
+                    s.seed,
+                    device(),
+                ))
+            },
+        },
+        AgentEntry {
+            name: "boot_dqn",
+            description: "bootstrapped DQN, 20 members with prior networks (scale 5) (LibTorch)",
+            make: |s: &AgentSetup| {
+                Box::new(BootDqn::new(
+                    &s.observation_spec,
+                    &s.action_spec,
+                    BootDqnConfig::default(),
+                    s.seed,
+                    device(),
+                ))
+            },
+        },
+        AgentEntry {
+            name: "actor_critic",
+            description: "A2C, MLP[64,64], TD(0.9) over 32 steps, Adam 3e-3 (LibTorch)",
+            make: |s: &AgentSetup| {
+                Box::new(ActorCritic::new(
+                    &s.observation_spec,
+                    &s.action_spec,
+                    ActorCriticConfig::default(),
+                    s.seed,
+                    device(),
+                ))
+            },
+        },
+        AgentEntry {
+            name: "actor_critic_rnn",
+            description: "recurrent A2C, MLP[256,256] + LSTM 256 (LibTorch)",
+            make: |s: &AgentSetup| {
+                Box::new(ActorCriticRnn::new(
+                    &s.observation_spec,
+                    &s.action_spec,
+                    ActorCriticRnnConfig::default(),
+                    s.seed,
+                    device(),
+                ))
+            },
+        },
+    ]
+}

@@ -1,0 +1,162 @@
+//! Short training runs of every LibTorch agent against real LibTorch, and reproducibility
+//! from (agent, bsuite_id, seed). Run with `cargo xtask test` (or, with `LIBTORCH` set,
+//! `cargo test -p bsuite-baselines --features tch --release`).
+#![cfg(feature = "tch")]
+
+use bsuite_baselines::factory::{self, AgentSetup};
+use bsuite_baselines::runner::{self, Outcome, Progress, RunnerOptions};
+use bsuite_baselines::tch_agents;
+use bsuite_envs::{BsuiteId, Environment};
+
+/// What a training run leaves: each episode's return and the environment's counters after
+/// each episode.
+struct Run {
+    returns: Vec<f64>,
+    infos: Vec<Vec<(&'static str, f64)>>,
+}
+
+impl Run {
+    fn mean_return(&self, episodes: std::ops::Range<usize>) -> f64 {
+        let xs = &self.returns[episodes];
+        xs.iter().sum::<f64>() / xs.len() as f64
+    }
+
+    fn info(&self, episode: usize, key: &str) -> f64 {
+        self.infos[episode]
+            .iter()
+            .find(|(k, _)| *k == key)
+            .unwrap_or_else(|| panic!("no {key} in bsuite_info"))
+            .1
+    }
+}
+
+/// `episodes` episodes of agent `name` (seed `seed`) on `id`, as bsuite's run loop drives it.
+fn train(name: &str, id: &str, episodes: usize, seed: u32) -> Run {
+    let id: BsuiteId = id.parse().unwrap();
+    let mut env = id.load().unwrap();
+    let setup = AgentSetup {
+        id,
+        observation_spec: env.observation_spec(),
+        action_spec: env.action_spec(),
+        seed,
+    };
+    let mut agent = (factory::agent(name).unwrap().make)(&setup);
+    let mut run = Run {
+        returns: Vec::new(),
+        infos: Vec::new(),
+    };
+    for _ in 0..episodes {
+        let mut timestep = env.reset();
+        let mut episode_return = 0.0;
+        while !timestep.last() {
+            let action = agent.select_action(&timestep);
+            let new_timestep = env.step(action).unwrap();
+            episode_return += new_timestep.reward_or_zero();
+            agent.update(&timestep, action, &new_timestep);
+            timestep = new_timestep;
+        }
+        run.returns.push(episode_return);
+        let info = env.bsuite_info().into_iter().map(|(k, v)| (k, v.as_f64()));
+        run.infos.push(info.collect());
+    }
+    run
+}
+
+#[test]
+fn dqn_learns_catch() {
+    let run = train("dqn", "catch/0", 300, 0);
+    // Returns are +1 (caught) or -1; random play averages 0 (seed 0 measured 0.5 here, and
+    // 0.6 or more from episode 500 on).
+    let late = run.mean_return(200..300);
+    assert!(late > 0.3, "mean return {late} over episodes 201-300");
+}
+
+#[test]
+fn boot_dqn_solves_deep_sea_10_quickly() {
+    // bsuite counts size 10 as solved at the first episode where fewer than 90% of the
+    // episodes so far were bad, and scores it if that is before episode 2^10 + 100. A
+    // random policy finds the treasure once in 2^10 episodes on average.
+    let episodes = 300;
+    let run = train("boot_dqn", "deep_sea/0", episodes, 0);
+    let solved_at = (0..episodes)
+        .find(|&e| run.info(e, "total_bad_episodes") / ((e + 1) as f64) < 0.9)
+        .map(|e| e + 1);
+    assert!(
+        solved_at.is_some(),
+        "deep_sea/0 not solved in {episodes} episodes ({} bad)",
+        run.info(episodes - 1, "total_bad_episodes")
+    );
+}
+
+#[test]
+fn actor_critic_learns_catch() {
+    // Seed 0 measured 0.9 for episodes 601-700; random play averages 0.
+    let run = train("actor_critic", "catch/0", 700, 0);
+    let late = run.mean_return(600..700);
+    assert!(late > 0.5, "mean return {late} over episodes 601-700");
+}
+
+#[test]
+fn actor_critic_rnn_remembers_one_step() {
+    // memory_len/0: a context bit shown at the start must be recalled at the end (length
+    // 1). Guessing is right half the time.
+    let episodes = 300;
+    let run = train("actor_critic_rnn", "memory_len/0", episodes, 0);
+    let perfect = run.info(episodes - 1, "total_perfect") - run.info(199, "total_perfect");
+    assert!(perfect > 75.0, "{perfect} of episodes 201-300 right");
+}
+
+#[test]
+fn same_seed_same_csv_other_seed_other_csv() {
+    let root = std::env::temp_dir().join(format!("bsuite-tch-repro-{}", std::process::id()));
+    let ids: Vec<BsuiteId> = vec!["catch/0".parse().unwrap(), "memory_len/0".parse().unwrap()];
+    for agent in ["dqn", "boot_dqn", "actor_critic", "actor_critic_rnn"] {
+        let run = |dir: &str, seed: u32| {
+            let options = RunnerOptions {
+                results_dir: root.join(agent).join(dir),
+                jobs: 2,
+                overwrite: false,
+                seed,
+                num_episodes: Some(40),
+            };
+            let entry = factory::agent(agent).unwrap();
+            let reports =
+                runner::run_ids(&ids, entry, &options, &Progress::default(), &|_| {}).unwrap();
+            for report in &reports {
+                assert!(matches!(report.outcome, Outcome::Ran { .. }), "{report}");
+            }
+            ids.iter()
+                .map(|id| {
+                    let name = bsuite_logging::csv_logging::file_name(id);
+                    std::fs::read_to_string(options.results_dir.join(name)).unwrap()
+                })
+                .collect::<Vec<_>>()
+        };
+        let first = run("a", 7);
+        assert_eq!(first, run("b", 7), "{agent}: same seed, different CSVs");
+        let other = run("c", 8);
+        assert_ne!(
+            first[0], other[0],
+            "{agent}: seeds 7 and 8 gave the same catch/0 CSV"
+        );
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn devices_are_checked() {
+    assert_eq!(tch_agents::parse_device("cpu"), Ok(tch::Device::Cpu));
+    let err = tch_agents::parse_device("tpu").unwrap_err();
+    assert!(err.contains("unknown device 'tpu'"), "{err}");
+    if !tch::Cuda::is_available() {
+        let err = tch_agents::parse_device("cuda").unwrap_err();
+        assert!(err.contains("CUDA is not available"), "{err}");
+    }
+}
+
+#[test]
+fn unknown_agents_are_named() {
+    let err = factory::agent("dqm").err().unwrap().to_string();
+    assert!(err.contains("unknown agent 'dqm'"), "{err}");
+    assert!(err.contains("boot_dqn"), "{err}");
+}

@@ -1,0 +1,50 @@
+//! `cargo xtask test`: every test of the workspace, the LibTorch agents' included.
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::libtorch;
+
+/// Options of `cargo xtask test`.
+#[derive(Args, Debug)]
+pub struct TestArgs {
+    /// Skip the LibTorch agents' tests (no LibTorch is provisioned then).
+    #[arg(long)]
+    pub no_tch: bool,
+}
+
+/// Runs `cargo test --workspace` (nothing there needs LibTorch), then provisions LibTorch
+/// and runs `cargo test -p bsuite-baselines --features tch --release`: the agents train for
+/// a few hundred episodes in these tests, which needs optimised code, and bench-all's tch
+/// binaries share the release build.
+pub fn run(args: TestArgs) -> Result<()> {
+    let manifest = libtorch::workspace_root().join("Cargo.toml");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut workspace = std::process::Command::new(&cargo);
+    workspace
+        .args(["test", "--workspace", "--manifest-path"])
+        .arg(&manifest);
+    eprintln!("xtask: cargo test --workspace");
+    libtorch::run_status(workspace, "cargo test --workspace")?;
+    if args.no_tch {
+        return Ok(());
+    }
+    let libtorch = libtorch::provision(false)?;
+    eprintln!(
+        "xtask: cargo test -p bsuite-baselines --features tch --release (LibTorch from {}; \
+         the first build compiles LibTorch's C++ bindings, about five minutes on two cores)",
+        libtorch.source
+    );
+    let mut tch = libtorch::cargo(&libtorch);
+    tch.args(["test", "--manifest-path"]).arg(&manifest).args([
+        "-p",
+        "bsuite-baselines",
+        "--features",
+        "tch",
+        "--release",
+    ]);
+    libtorch::run_status(
+        tch,
+        "cargo test -p bsuite-baselines --features tch --release",
+    )
+}
