@@ -269,14 +269,25 @@ impl CsvLogger {
         &self.table
     }
 
+    /// Waits for the writer's current write, then writes the newest table from this thread:
+    /// waking the writer for it can take longer than the write on a busy machine.
     fn wait_idle(&self) -> Result<(), LogError> {
-        let mut state = self.shared.lock();
-        while state.pending.is_some() || state.busy {
-            state = self
-                .shared
-                .wake
-                .wait(state)
-                .unwrap_or_else(|e| e.into_inner());
+        let shared = &self.shared;
+        let mut state = shared.lock();
+        loop {
+            while state.busy {
+                state = shared.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+            }
+            let Some(text) = state.pending.take() else {
+                break;
+            };
+            state.busy = true;
+            drop(state);
+            let sync = shared.sync.load(Ordering::Relaxed);
+            let result =
+                write_atomically(&self.path, &temp_path(&self.path), text.as_bytes(), sync);
+            state = shared.lock();
+            finish_write(shared, &mut state, text, result);
         }
         state.error.take().map_or(Ok(()), Err)
     }
@@ -333,24 +344,36 @@ impl Drop for CsvLogger {
 fn write_loop(shared: &Shared, path: &Path, temp: &Path) {
     let mut state = shared.lock();
     loop {
-        if let Some(text) = state.pending.take() {
+        if state.busy {
+            // `flush` is writing from the logger's thread.
+            state = shared.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+        } else if let Some(text) = state.pending.take() {
             state.busy = true;
             drop(state);
             let sync = shared.sync.load(Ordering::Relaxed);
             let result = write_atomically(path, temp, text.as_bytes(), sync);
             state = shared.lock();
-            state.busy = false;
-            state.spare = Some(text);
-            if let Err(err) = result {
-                state.error.get_or_insert(err);
-            }
-            shared.wake.notify_all();
+            finish_write(shared, &mut state, text, result);
         } else if state.closed {
             return;
         } else {
             state = shared.wake.wait(state).unwrap_or_else(|e| e.into_inner());
         }
     }
+}
+
+fn finish_write(
+    shared: &Shared,
+    state: &mut WriterState,
+    text: String,
+    result: Result<(), LogError>,
+) {
+    state.busy = false;
+    state.spare = Some(text);
+    if let Err(err) = result {
+        state.error.get_or_insert(err);
+    }
+    shared.wake.notify_all();
 }
 
 /// Writes `contents` to `temp`, syncs it if asked, and renames it over `path`.
