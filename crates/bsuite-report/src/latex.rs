@@ -257,7 +257,7 @@ the standard analysis plots of each experiment.
     let _ = write!(
         s,
         r"\begin{{center}}\small
-\captionof{{table}}{{Mean score per key issue (experiments with a score only).}}
+\captionsetup{{hypcap=false}}\captionof{{table}}{{Mean score per key issue (experiments with a score only).}}
 \label{{tab:bsuite-tags}}
 \begin{{tabular}}{{l{columns}}}
 \hline
@@ -278,7 +278,7 @@ key issue & {} \\
     let _ = write!(
         s,
         r"\begin{{center}}\small
-\captionof{{table}}{{Score of each experiment. $^\dagger$: some runs have not reached the
+\captionsetup{{hypcap=false}}\captionof{{table}}{{Score of each experiment. $^\dagger$: some runs have not reached the
 experiment's episode count; --: no results; n/a: not enough data for a score.}}
 \label{{tab:bsuite-experiments}}
 \begin{{tabular}}{{ll{columns}}}
@@ -333,7 +333,7 @@ experiment & type & {} \\
             r"
 \begin{{center}}
 {}
-\captionof{{figure}}{{Each experiment's score, agents side by side.}}
+\captionsetup{{hypcap=false}}\captionof{{figure}}{{Each experiment's score, agents side by side.}}
 \label{{fig:bsuite-compare}}
 \end{{center}}
 ",
@@ -367,9 +367,14 @@ experiment & type & {} \\
             let _ = writeln!(s, "Score: {}.", scores.join(", "));
         }
         s.push_str("\\par\\medskip\n\\centering\n");
+        let is_wide = |f: &FigureFile| f64::from(f.size.0) > 2.0 * f64::from(f.size.1);
+        let wide_rows = section.figures.iter().filter(|f| is_wide(f)).count();
+        let half_rows = (section.figures.len() - wide_rows).div_ceil(2);
+        // Keep the whole block, text and caption included, within about 80% of a page.
+        let row_height = (0.72 / (wide_rows + half_rows).max(1) as f64).min(0.26);
         let mut in_row = 0;
         for figure in &section.figures {
-            let wide = f64::from(figure.size.0) > 2.0 * f64::from(figure.size.1);
+            let wide = is_wide(figure);
             if wide || in_row == 2 {
                 if in_row > 0 {
                     s.push_str("\\par\\medskip\n");
@@ -378,15 +383,16 @@ experiment & type & {} \\
             } else if in_row == 1 {
                 s.push_str("\\hfill\n");
             }
-            let (width, height) = if wide {
-                (r"\linewidth", "0.22")
+            let width = if wide {
+                r"\linewidth"
             } else {
-                (r"0.49\linewidth", "0.26")
+                r"0.49\linewidth"
             };
+            let height = format!("{row_height:.3}");
             let _ = writeln!(
                 s,
                 "\\begin{{minipage}}[t]{{{width}}}\\centering\n{}\n\\end{{minipage}}%",
-                includegraphics(figure, r"\linewidth", height)
+                includegraphics(figure, r"\linewidth", &height)
             );
             in_row = if wide { 2 } else { in_row + 1 };
         }
@@ -402,7 +408,7 @@ experiment & type & {} \\
         let titles: Vec<String> = section.figures.iter().map(|f| escape(&f.title)).collect();
         let _ = write!(
             s,
-            "\\par\\smallskip\n\\captionof{{figure}}{{\\texttt{{{}}}: {}.{}}}\n\\label{{fig:bsuite-{name}}}\n\\end{{minipage}}\n",
+            "\\par\\smallskip\n\\captionsetup{{hypcap=false}}\\captionof{{figure}}{{\\texttt{{{}}}: {}.{}}}\n\\label{{fig:bsuite-{name}}}\n\\end{{minipage}}\n",
             escape(name),
             titles.join("; "),
             if notes.is_empty() {
