@@ -14,4 +14,12 @@ fn main() {
         Ok("linux") | Ok("macos") => println!("cargo:rustc-link-arg=-Wl,-rpath,{lib}"),
         _ => {}
     }
+    // Nothing references libtorch_cuda directly, so the linker's --as-needed drops it and
+    // CUDA stays unregistered. `cargo xtask ... --device cuda` asks to keep it (a CPU-only
+    // install has the library but not the CUDA libraries it needs).
+    println!("cargo:rerun-if-env-changed=BSUITE_TORCH_CUDA");
+    let cuda = std::env::var("BSUITE_TORCH_CUDA").is_ok_and(|v| v == "1");
+    if cuda && std::path::Path::new(&lib).join("libtorch_cuda.so").exists() {
+        println!("cargo:rustc-link-arg=-Wl,--no-as-needed,-ltorch_cuda,--as-needed");
+    }
 }

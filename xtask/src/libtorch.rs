@@ -87,25 +87,20 @@ fn has_libraries(root: &Path) -> bool {
 /// Checks that `root` holds LibTorch 2.11.0.
 fn check_root(root: &Path, what: &str) -> Result<()> {
     if !has_libraries(root) || !root.join("include").is_dir() {
-        bail!(
-            "{what} {} is not a LibTorch directory: it needs include/ and lib/libtorch_cpu.so",
-            root.display()
-        );
+        bail!("{what} is not a LibTorch directory: it needs include/ and lib/libtorch_cpu.so");
     }
     match libtorch_version(root) {
         Some(version) if version == TORCH_VERSION => Ok(()),
         Some(version) => bail!(
-            "{what} {} is LibTorch {version}, but the tch agents (tch 0.24) need exactly \
+            "{what} is LibTorch {version}, but the tch agents (tch 0.24) need exactly \
              LibTorch {TORCH_VERSION}; point LIBTORCH at a {TORCH_VERSION} install, or unset it \
              and xtask installs torch=={TORCH_VERSION} from PyPI into {}",
-            root.display(),
             local_install_dir(false).display()
         ),
         None => {
             eprintln!(
-                "xtask: warning: cannot tell the version of {what} {} (no build-version or \
-                 version.py); assuming {TORCH_VERSION}",
-                root.display()
+                "xtask: warning: cannot tell the version of {what} (no build-version or \
+                 version.py); assuming {TORCH_VERSION}"
             );
             Ok(())
         }
@@ -150,9 +145,15 @@ fn nvidia_gpu_present() -> bool {
 /// Finds LibTorch 2.11.0, installing it into the project when there is none (see the
 /// module docs for the order). `cuda` asks for an install that can run on a GPU.
 pub fn provision(cuda: bool) -> Result<LibTorch> {
+    if cuda && !nvidia_gpu_present() {
+        bail!(
+            "--device cuda: no NVIDIA GPU on this machine (no /proc/driver/nvidia/version or \
+             /dev/nvidiactl); use --device cpu"
+        );
+    }
     if let Some(root) = std::env::var_os("LIBTORCH") {
         let root = PathBuf::from(root);
-        check_root(&root, "LIBTORCH=")?;
+        check_root(&root, &format!("LIBTORCH={}", root.display()))?;
         return Ok(LibTorch {
             root,
             source: "LIBTORCH".into(),
@@ -160,7 +161,10 @@ pub fn provision(cuda: bool) -> Result<LibTorch> {
     }
     let local = local_install_dir(cuda).join("torch");
     if local.is_dir() {
-        check_root(&local, "the project-local install")?;
+        check_root(
+            &local,
+            &format!("the project-local install {}", local.display()),
+        )?;
         return Ok(LibTorch {
             root: local,
             source: "project-local install".into(),
@@ -177,7 +181,7 @@ pub fn provision(cuda: bool) -> Result<LibTorch> {
                 pip_python.get_or_insert(python);
             }
             PythonTorch::Found { version, dir } if version == TORCH_VERSION => {
-                if check_root(&dir, python).is_ok() {
+                if check_root(&dir, &format!("torch of {python} at {}", dir.display())).is_ok() {
                     return Ok(LibTorch {
                         root: dir,
                         source: format!("the torch package of {python}"),
@@ -216,7 +220,7 @@ pub fn provision(cuda: bool) -> Result<LibTorch> {
         );
     }
     let root = dest.join("torch");
-    check_root(&root, "the fresh install")?;
+    check_root(&root, &format!("the fresh install {}", root.display()))?;
     Ok(LibTorch {
         root,
         source: "fresh project-local install".into(),
@@ -282,13 +286,18 @@ fn pip_install(python: &str, dest: &Path, cuda: bool) -> Result<()> {
     Ok(())
 }
 
-/// A `cargo` command whose tch builds use `libtorch`.
-pub fn cargo(libtorch: &LibTorch) -> Command {
+/// A `cargo` command whose tch builds use `libtorch`, linking its CUDA library if `cuda`.
+pub fn cargo(libtorch: &LibTorch, cuda: bool) -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let mut command = Command::new(cargo);
     command.env("LIBTORCH", &libtorch.root);
     // torch-sys prefers a Python torch when this is set; ours is already resolved.
     command.env_remove("LIBTORCH_USE_PYTORCH");
+    if cuda {
+        command.env("BSUITE_TORCH_CUDA", "1");
+    } else {
+        command.env_remove("BSUITE_TORCH_CUDA");
+    }
     command
 }
 
@@ -313,7 +322,7 @@ pub fn run_tch_bin(bin: &str, args: &[OsString], cuda: bool) -> Result<()> {
         libtorch.source,
         libtorch.root.display()
     );
-    let mut command = cargo(&libtorch);
+    let mut command = cargo(&libtorch, cuda);
     command
         .args(["run", "--quiet", "--release", "--features", "tch"])
         .arg("--manifest-path")
@@ -361,9 +370,12 @@ pub fn libtorch_command(cuda: bool, cargo_args: &[OsString]) -> Result<()> {
             libtorch.source
         );
         println!("export LIBTORCH={}", libtorch.root.display());
+        if cuda {
+            println!("export BSUITE_TORCH_CUDA=1");
+        }
         return Ok(());
     }
-    let mut command = cargo(&libtorch);
+    let mut command = cargo(&libtorch, cuda);
     command.args(cargo_args);
     run_status(command, "cargo")
 }
@@ -387,10 +399,13 @@ mod tests {
         std::fs::write(dir.join("build-version"), "2.5.1+cpu\n").unwrap();
         assert_eq!(libtorch_version(&dir).as_deref(), Some("2.5.1"));
 
-        let err = check_root(&dir, "LIBTORCH=").unwrap_err().to_string();
-        assert!(err.contains("not a LibTorch directory"), "{err}");
+        let err = check_root(&dir, "LIBTORCH=x").unwrap_err().to_string();
+        assert!(
+            err.contains("LIBTORCH=x is not a LibTorch directory"),
+            "{err}"
+        );
         std::fs::write(dir.join("lib/libtorch_cpu.so"), "").unwrap();
-        let err = check_root(&dir, "LIBTORCH=").unwrap_err().to_string();
+        let err = check_root(&dir, "LIBTORCH=x").unwrap_err().to_string();
         assert!(
             err.contains(
                 "is LibTorch 2.5.1, but the tch agents (tch 0.24) need exactly LibTorch 2.11.0"
@@ -398,7 +413,7 @@ mod tests {
             "{err}"
         );
         std::fs::write(dir.join("build-version"), "2.11.0\n").unwrap();
-        check_root(&dir, "LIBTORCH=").unwrap();
+        check_root(&dir, "LIBTORCH=x").unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

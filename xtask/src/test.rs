@@ -35,7 +35,7 @@ pub fn run(args: TestArgs) -> Result<()> {
          the first build compiles LibTorch's C++ bindings, about five minutes on two cores)",
         libtorch.source
     );
-    let mut tch = libtorch::cargo(&libtorch);
+    let mut tch = libtorch::cargo(&libtorch, false);
     tch.args(["test", "--manifest-path"]).arg(&manifest).args([
         "-p",
         "bsuite-baselines",
