@@ -11,6 +11,8 @@ use clap::Subcommand;
 
 #[derive(Subcommand)]
 pub enum BenchTarget {
+    /// Scoring speed on a full 468-id sweep directory, ours and ref_score.py's side by side.
+    Score(crate::bench_score::BenchScoreArgs),
     /// Agent steps per second (select_action + update) of the LibTorch agents on catch/0,
     /// and the projected wall time of a full dqn sweep (runs bsuite-bench-agents, built
     /// against LibTorch; pass its options after `--`, e.g. `-- --agents dqn --steps 5000`).
@@ -269,6 +271,7 @@ pub fn run(target: BenchTarget) -> Result<()> {
         return Ok(());
     }
     match target {
+        BenchTarget::Score(args) => crate::bench_score::run(args),
         BenchTarget::Agents { args } => crate::libtorch::bench_agents(&args),
         BenchTarget::Envs {
             json,

@@ -4,6 +4,7 @@
 
 mod bench;
 mod bench_all;
+mod bench_score;
 mod ids;
 mod libtorch;
 mod report;

@@ -266,7 +266,7 @@ mod tests {
     fn table_marks_unfinished_and_names_agents() {
         let dir = fixtures().join("random_results");
         let arg = format!("rand={}", dir.display());
-        let agents = load_agents(&[arg.clone()], false).unwrap();
+        let agents = load_agents(std::slice::from_ref(&arg), false).unwrap();
         let summaries: Vec<Summary> = agents.iter().map(summarize).collect();
         let text = table(&agents, &summaries, true);
         assert!(text.starts_with("rand: 115 bsuite_ids in 23 experiments (0 unfinished)"));

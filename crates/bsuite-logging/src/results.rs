@@ -423,7 +423,12 @@ fn load(dir: &Path, lenient: bool) -> Result<ResultSet, ReadError> {
         if name.starts_with('.') {
             continue;
         }
-        if entry.path().is_dir() {
+        let is_dir = match entry.file_type() {
+            Ok(t) if t.is_symlink() => entry.path().is_dir(),
+            Ok(t) => t.is_dir(),
+            Err(_) => false,
+        };
+        if is_dir {
             subdirs.push(name);
         } else if name.ends_with(".csv") {
             names.push(name);
@@ -432,16 +437,17 @@ fn load(dir: &Path, lenient: bool) -> Result<ResultSet, ReadError> {
     names.sort();
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
-    for name in &names {
+    let results = read_runs_in_parallel(dir, &names);
+    for (name, result) in names.iter().zip(results) {
         let path = dir.join(name);
-        if !name.starts_with(FILE_PREFIX) {
+        let Some(result) = result else {
             skipped.push(Skipped {
                 path,
                 reason: SkipReason::NotBsuite,
             });
             continue;
-        }
-        match read_run(&path) {
+        };
+        match result {
             Ok(run) => runs.push(run),
             Err(err) if lenient => skipped.push(Skipped {
                 path,
@@ -461,6 +467,32 @@ fn load(dir: &Path, lenient: bool) -> Result<ResultSet, ReadError> {
         dir: dir.to_path_buf(),
         runs,
         skipped,
+    })
+}
+
+/// [`read_run`] on every bsuite-named file of `names` (`None` for the others), spread over
+/// the machine's cores; results in the order of `names`.
+fn read_runs_in_parallel(dir: &Path, names: &[String]) -> Vec<Option<Result<RunTable, ReadError>>> {
+    let read = |name: &String| {
+        name.starts_with(FILE_PREFIX)
+            .then(|| read_run(&dir.join(name)))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(names.len().div_ceil(16));
+    if threads <= 1 {
+        return names.iter().map(read).collect();
+    }
+    let chunk = names.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = names
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
     })
 }
 
@@ -533,12 +565,12 @@ pub fn parse_run(id: BsuiteId, path: &Path, bytes: &[u8]) -> Result<RunTable, Re
         .has_headers(false)
         .flexible(true)
         .from_reader(bytes);
-    let mut records = reader.byte_records();
-    let header = match records.next() {
-        None => return Err(malformed(1, Problem::Empty)),
-        Some(Err(err)) => return Err(csv_problem(path, err)),
-        Some(Ok(h)) => h,
-    };
+    let mut header = csv::ByteRecord::new();
+    match reader.read_byte_record(&mut header) {
+        Ok(false) => return Err(malformed(1, Problem::Empty)),
+        Err(err) => return Err(csv_problem(path, err)),
+        Ok(true) => {}
+    }
     let header_line = header.position().map_or(1, |p| p.line());
     let mut names: Vec<String> = Vec::with_capacity(header.len());
     for (k, cell) in header.iter().enumerate() {
@@ -598,8 +630,11 @@ pub fn parse_run(id: BsuiteId, path: &Path, bytes: &[u8]) -> Result<RunTable, Re
         .collect();
     let mut num_rows = 0;
     let mut previous_episode = 0u64;
-    for record in records {
-        let record = record.map_err(|err| csv_problem(path, err))?;
+    let mut record = csv::ByteRecord::new();
+    while reader
+        .read_byte_record(&mut record)
+        .map_err(|err| csv_problem(path, err))?
+    {
         let line = record.position().map_or(0, |p| p.line());
         if record.len() == 1 && record[0].trim_ascii().is_empty() {
             continue; // a blank line, as pandas skips them
