@@ -36,8 +36,29 @@ struct Args {
     cores: usize,
 }
 
+/// Nanoseconds this thread has run on a CPU (Linux's schedstat), so that a busy machine
+/// does not distort the per-step cost; `None` elsewhere.
+fn thread_cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// Steps per second of one agent, by wall clock and by this thread's CPU time.
+#[derive(Clone, Copy)]
+struct Rate {
+    wall: f64,
+    cpu: Option<f64>,
+}
+
+impl Rate {
+    /// The CPU-time rate where known (what an otherwise idle core gives), else the wall one.
+    fn best(self) -> f64 {
+        self.cpu.unwrap_or(self.wall)
+    }
+}
+
 /// Steps per second of `agent` on `id`, counting select_action, the env step and update.
-fn steps_per_second(entry: AgentEntry, id: BsuiteId, warmup: usize, steps: usize) -> f64 {
+fn steps_per_second(entry: AgentEntry, id: BsuiteId, warmup: usize, steps: usize) -> Rate {
     let mut env = id.load().expect("registry ids load");
     let setup = AgentSetup {
         id,
@@ -50,9 +71,11 @@ fn steps_per_second(entry: AgentEntry, id: BsuiteId, warmup: usize, steps: usize
     let mut new_ts = TimeStep::default();
     env.reset_into(&mut ts);
     let mut start = Instant::now();
+    let mut cpu_start = thread_cpu_ns();
     for step in 0..warmup + steps {
         if step == warmup {
             start = Instant::now();
+            cpu_start = thread_cpu_ns();
         }
         let action = agent.select_action(&ts);
         env.step_into(action, &mut new_ts).expect("valid action");
@@ -62,7 +85,12 @@ fn steps_per_second(entry: AgentEntry, id: BsuiteId, warmup: usize, steps: usize
             env.reset_into(&mut ts);
         }
     }
-    steps as f64 / start.elapsed().as_secs_f64()
+    let wall = steps as f64 / start.elapsed().as_secs_f64();
+    let cpu = match (cpu_start, thread_cpu_ns()) {
+        (Some(a), Some(b)) if b > a => Some(steps as f64 / ((b - a) as f64 * 1e-9)),
+        _ => None,
+    };
+    Rate { wall, cpu }
 }
 
 /// Mean episode length of `id` under the random policy, from a few episodes.
@@ -88,7 +116,7 @@ fn project(entry: AgentEntry, args: &Args) {
     );
     println!(
         "{:<22} {:>4} {:>13} {:>13} {:>11}",
-        "experiment", "ids", "steps (est.)", "agent step/s", "serial (s)"
+        "experiment", "ids", "steps (est.)", "cpu step/s", "serial (s)"
     );
     let (mut total_steps, mut total_secs) = (0.0, 0.0);
     for experiment in bsuite_envs::experiments() {
@@ -97,7 +125,7 @@ fn project(entry: AgentEntry, args: &Args) {
             .iter()
             .map(|&id| random_episode_length(id, 10) * id.num_episodes() as f64)
             .sum();
-        let rate = steps_per_second(entry, ids[0], args.warmup, args.steps / 3);
+        let rate = steps_per_second(entry, ids[0], args.warmup, args.steps / 3).best();
         total_steps += steps;
         total_secs += steps / rate;
         println!(
@@ -111,7 +139,7 @@ fn project(entry: AgentEntry, args: &Args) {
     }
     println!(
         "total: {total_steps:.3e} steps, {:.1} h serial, {:.1} h on {} cores \
-         (episode lengths of the random policy; ideal parallel speed-up)",
+         (episode lengths of the random policy, per-step CPU time, ideal parallel speed-up)",
         total_secs / 3600.0,
         total_secs / 3600.0 / args.cores as f64,
         args.cores
@@ -125,19 +153,24 @@ fn run(args: Args) -> Result<(), String> {
         .map(|s| s.parse().map_err(|e: bsuite_envs::IdError| e.to_string()))
         .collect::<Result<_, _>>()?;
     println!(
-        "{:<18} {:<14} {:>12} {:>14}",
-        "agent", "bsuite_id", "steps/s", "us/step"
+        "{:<18} {:<14} {:>12} {:>12} {:>12}",
+        "agent", "bsuite_id", "wall step/s", "cpu step/s", "cpu us/step"
     );
     for name in &args.agents {
         let entry = factory::agent(name).map_err(|e| e.to_string())?;
         for &id in &ids {
             let rate = steps_per_second(entry, id, args.warmup, args.steps);
+            let cpu = rate.cpu.map_or("n/a".to_string(), |r| format!("{r:.0}"));
+            let cpu_us = rate
+                .cpu
+                .map_or("n/a".to_string(), |r| format!("{:.0}", 1e6 / r));
             println!(
-                "{:<18} {:<14} {:>12.0} {:>14.1}",
+                "{:<18} {:<14} {:>12.0} {:>12} {:>12}",
                 name,
                 id.to_string(),
-                rate,
-                1e6 / rate
+                rate.wall,
+                cpu,
+                cpu_us
             );
         }
     }

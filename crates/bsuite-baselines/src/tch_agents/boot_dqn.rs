@@ -4,7 +4,7 @@ use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 use tch::Device;
 
 use super::q_ensemble::{greedy, QEnsemble, QEnsembleConfig, QHead};
-use super::replay::Replay;
+use super::replay::{Replay, Transition};
 use crate::Agent;
 
 /// Bootstrapped DQN's hyperparameters; [`Default`] is bsuite's JAX `default_agent`
@@ -70,6 +70,9 @@ pub struct BootDqn {
     rng: RandomState,
     total_steps: u64,
     mask: Vec<f32>,
+    /// The prior values of the last `o_t`, which is the next transition's `o_tm1` within an
+    /// episode.
+    last_prior: Option<(Vec<f32>, Vec<f32>)>,
 }
 
 impl BootDqn {
@@ -101,7 +104,13 @@ impl BootDqn {
         );
         BootDqn {
             active: ensemble.snapshot(0),
-            replay: Replay::new(config.replay_capacity, obs_len, config.num_ensemble),
+            replay: Replay::new(
+                config.replay_capacity,
+                obs_len,
+                config.num_ensemble,
+                config.num_ensemble * num_actions,
+            ),
+            last_prior: None,
             mask: vec![1.0; config.num_ensemble],
             config,
             num_actions,
@@ -109,6 +118,14 @@ impl BootDqn {
             rng,
             total_steps: 0,
         }
+    }
+}
+
+impl BootDqn {
+    fn prior_values(&self, observation: &[f32]) -> Vec<f32> {
+        self.ensemble
+            .prior_values(observation)
+            .expect("bootstrapped DQN has priors")
     }
 }
 
@@ -134,14 +151,22 @@ impl Agent for BootDqn {
                 *m = f32::from(self.rng.bernoulli(self.config.mask_prob));
             }
         }
-        self.replay.add(
-            &timestep.observation,
+        let prior_tm1 = match self.last_prior.take() {
+            Some((obs, prior)) if obs == timestep.observation => prior,
+            _ => self.prior_values(&timestep.observation),
+        };
+        let prior_t = self.prior_values(&new_timestep.observation);
+        self.replay.add(Transition {
+            o_tm1: &timestep.observation,
             action,
-            new_timestep.reward_or_zero() as f32,
-            new_timestep.discount.unwrap_or(0.0) as f32,
-            &new_timestep.observation,
-            &self.mask,
-        );
+            reward: new_timestep.reward_or_zero() as f32,
+            discount: new_timestep.discount.unwrap_or(0.0) as f32,
+            o_t: &new_timestep.observation,
+            mask: &self.mask,
+            prior_tm1: &prior_tm1,
+            prior_t: &prior_t,
+        });
+        self.last_prior = Some((new_timestep.observation.clone(), prior_t));
         if self.replay.size() < self.config.min_replay_size {
             return;
         }

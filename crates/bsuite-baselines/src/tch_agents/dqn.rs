@@ -4,7 +4,7 @@ use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 use tch::Device;
 
 use super::q_ensemble::{greedy, QEnsemble, QEnsembleConfig};
-use super::replay::Replay;
+use super::replay::{Replay, Transition};
 use crate::Agent;
 
 /// DQN's hyperparameters; [`Default`] is bsuite's JAX `default_agent`.
@@ -84,7 +84,7 @@ impl Dqn {
             device,
         );
         Dqn {
-            replay: Replay::new(config.replay_capacity, obs_len, 0),
+            replay: Replay::new(config.replay_capacity, obs_len, 0, 0),
             config,
             num_actions,
             q,
@@ -104,14 +104,16 @@ impl Agent for Dqn {
     }
 
     fn update(&mut self, timestep: &TimeStep, action: usize, new_timestep: &TimeStep) {
-        self.replay.add(
-            &timestep.observation,
+        self.replay.add(Transition {
+            o_tm1: &timestep.observation,
             action,
-            new_timestep.reward_or_zero() as f32,
-            new_timestep.discount.unwrap_or(0.0) as f32,
-            &new_timestep.observation,
-            &[],
-        );
+            reward: new_timestep.reward_or_zero() as f32,
+            discount: new_timestep.discount.unwrap_or(0.0) as f32,
+            o_t: &new_timestep.observation,
+            mask: &[],
+            prior_tm1: &[],
+            prior_t: &[],
+        });
         self.total_steps += 1;
         if self.total_steps % self.config.sgd_period != 0
             || self.replay.size() < self.config.min_replay_size

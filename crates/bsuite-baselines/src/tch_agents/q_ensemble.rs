@@ -31,6 +31,9 @@ pub(crate) struct QEnsemble {
     discount: f32,
     /// SGD steps taken (every member steps together).
     pub(crate) sgd_steps: u64,
+    /// True once the targets were copied from the online networks, priors included, so the
+    /// target priors equal the online ones.
+    targets_synced: bool,
 }
 
 /// How to build a [`QEnsemble`].
@@ -70,6 +73,7 @@ impl QEnsemble {
             optimizer,
             discount: config.discount,
             sgd_steps: 0,
+            targets_synced: false,
         }
     }
 
@@ -81,6 +85,17 @@ impl QEnsemble {
     /// Q-values of one observation under member `k`'s current online network.
     pub(crate) fn q_values(&self, k: usize, observation: &[f32]) -> Vec<f32> {
         self.head(k).q_values(observation, self.device)
+    }
+
+    /// Every member's scaled prior values of one observation, `[members × actions]`
+    /// member-major (what [`Transition::prior_tm1`](super::replay::Transition) stores), or
+    /// `None` without priors.
+    pub(crate) fn prior_values(&self, observation: &[f32]) -> Option<Vec<f32>> {
+        let prior = self.prior.as_ref()?;
+        tch::no_grad(|| {
+            let x = tensor(observation, &[1, observation.len() as i64], self.device);
+            Some(to_vec(&(prior.online.forward(&x) * prior.scale)))
+        })
     }
 
     /// Member `k` as it is now, frozen: later SGD steps do not change it.
@@ -114,18 +129,22 @@ impl QEnsemble {
         let target_q = tch::no_grad(|| {
             let mut q_t = self.target.forward(&batch.o_t);
             if let Some(prior) = &self.prior {
-                q_t += prior.target.forward(&batch.o_t) * prior.scale;
+                match &batch.prior_t {
+                    Some(cached) if self.targets_synced => q_t += cached,
+                    _ => q_t += prior.target.forward(&batch.o_t) * prior.scale,
+                }
             }
             let max_q = q_t.amax(2, false);
             &batch.rewards + (&batch.discounts * f64::from(self.discount)) * max_q
         });
         let q_tm1 = self.online.forward(&batch.o_tm1);
         // Out of place: q_tm1 is part of the autograd graph.
-        let q_tm1 = match &self.prior {
-            Some(prior) => {
+        let q_tm1 = match (&self.prior, &batch.prior_tm1) {
+            (Some(_), Some(cached)) => q_tm1 + cached,
+            (Some(prior), None) => {
                 q_tm1 + tch::no_grad(|| prior.online.forward(&batch.o_tm1) * prior.scale)
             }
-            None => q_tm1,
+            (None, _) => q_tm1,
         };
         let index = batch.actions.view([1, b, 1]).expand([k, b, 1], false);
         let q_a = q_tm1.gather(2, &index, false).squeeze_dim(2);
@@ -147,6 +166,7 @@ impl QEnsemble {
         if let Some(prior) = &mut self.prior {
             prior.target.copy_from(&prior.online);
         }
+        self.targets_synced = true;
     }
 }
 
@@ -218,8 +238,18 @@ mod tests {
         let online_before = to_vec(&q.online.forward(&tensor(&obs, &[1, 4], Device::Cpu)));
         assert_ne!(target_before, online_before);
 
-        let mut replay = super::super::replay::Replay::new(10, 4, 3);
-        replay.add(&obs, 1, 1.0, 1.0, &obs, &[1.0, 1.0, 1.0]);
+        let mut replay = super::super::replay::Replay::new(10, 4, 3, 6);
+        let prior = q.prior_values(&obs).unwrap();
+        replay.add(super::super::replay::Transition {
+            o_tm1: &obs,
+            action: 1,
+            reward: 1.0,
+            discount: 1.0,
+            o_t: &obs,
+            mask: &[1.0, 1.0, 1.0],
+            prior_tm1: &prior,
+            prior_t: &prior,
+        });
         let batch = replay.sample(&mut rng, 4, Device::Cpu);
         q.sgd_step(&batch);
         assert_eq!(q.sgd_steps, 1);

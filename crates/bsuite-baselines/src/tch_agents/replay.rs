@@ -6,19 +6,68 @@ use tch::{Device, Tensor};
 
 use super::nets::tensor;
 
-/// A ring buffer of transitions `(o_tm1, a, r, d, o_t)` plus an optional bootstrap mask per
-/// ensemble member.
+/// One transition with its per-member side data (empty slices when unused).
+pub(crate) struct Transition<'a> {
+    pub(crate) o_tm1: &'a [f32],
+    pub(crate) action: usize,
+    pub(crate) reward: f32,
+    pub(crate) discount: f32,
+    pub(crate) o_t: &'a [f32],
+    /// Bootstrap mask, one entry per member.
+    pub(crate) mask: &'a [f32],
+    /// The members' scaled prior values of `o_tm1` and `o_t`, `[members × actions]`
+    /// member-major (fixed functions, so computed once per transition, not per sample).
+    pub(crate) prior_tm1: &'a [f32],
+    pub(crate) prior_t: &'a [f32],
+}
+
+/// Fixed-width rows of floats in a ring.
+struct Column {
+    width: usize,
+    data: Vec<f32>,
+}
+
+impl Column {
+    fn new(width: usize) -> Self {
+        Column {
+            width,
+            data: Vec::new(),
+        }
+    }
+
+    fn write(&mut self, slot: usize, row: &[f32]) {
+        assert_eq!(row.len(), self.width, "replay row of the wrong width");
+        let start = slot * self.width;
+        if start == self.data.len() {
+            self.data.extend_from_slice(row);
+        } else {
+            self.data[start..start + self.width].copy_from_slice(row);
+        }
+    }
+
+    fn gather(&self, indices: &[usize]) -> Vec<f32> {
+        let w = self.width;
+        let mut out = Vec::with_capacity(indices.len() * w);
+        for &i in indices {
+            out.extend_from_slice(&self.data[i * w..(i + 1) * w]);
+        }
+        out
+    }
+}
+
+/// A ring buffer of transitions `(o_tm1, a, r, d, o_t)` plus optional per-member bootstrap
+/// masks and prior values.
 pub(crate) struct Replay {
     capacity: usize,
-    obs_len: usize,
-    mask_len: usize,
     num_added: usize,
-    o_tm1: Vec<f32>,
+    o_tm1: Column,
     actions: Vec<i64>,
-    rewards: Vec<f32>,
-    discounts: Vec<f32>,
-    o_t: Vec<f32>,
-    masks: Vec<f32>,
+    rewards: Column,
+    discounts: Column,
+    o_t: Column,
+    masks: Column,
+    prior_tm1: Column,
+    prior_t: Column,
 }
 
 /// A sampled batch, as tensors on the agent's device.
@@ -35,21 +84,26 @@ pub(crate) struct Batch {
     pub(crate) o_t: Tensor,
     /// `[members, B]`, or `None` without masks.
     pub(crate) masks: Option<Tensor>,
+    /// `[members, B, actions]` scaled prior values, or `None` without priors.
+    pub(crate) prior_tm1: Option<Tensor>,
+    pub(crate) prior_t: Option<Tensor>,
 }
 
 impl Replay {
-    pub(crate) fn new(capacity: usize, obs_len: usize, mask_len: usize) -> Self {
+    /// `members` is the number of masks per transition (0 for none); `prior_len` the
+    /// number of prior values per observation (0 for none).
+    pub(crate) fn new(capacity: usize, obs_len: usize, members: usize, prior_len: usize) -> Self {
         Replay {
             capacity,
-            obs_len,
-            mask_len,
             num_added: 0,
-            o_tm1: Vec::new(),
+            o_tm1: Column::new(obs_len),
             actions: Vec::new(),
-            rewards: Vec::new(),
-            discounts: Vec::new(),
-            o_t: Vec::new(),
-            masks: Vec::new(),
+            rewards: Column::new(1),
+            discounts: Column::new(1),
+            o_t: Column::new(obs_len),
+            masks: Column::new(members),
+            prior_tm1: Column::new(prior_len),
+            prior_t: Column::new(prior_len),
         }
     }
 
@@ -59,33 +113,20 @@ impl Replay {
     }
 
     /// Writes at `added % capacity`, over the oldest transition once full.
-    pub(crate) fn add(
-        &mut self,
-        o_tm1: &[f32],
-        action: usize,
-        reward: f32,
-        discount: f32,
-        o_t: &[f32],
-        mask: &[f32],
-    ) {
-        debug_assert_eq!((o_tm1.len(), mask.len()), (self.obs_len, self.mask_len));
+    pub(crate) fn add(&mut self, t: Transition<'_>) {
         let slot = self.num_added % self.capacity;
+        self.o_tm1.write(slot, t.o_tm1);
         if slot == self.actions.len() {
-            self.o_tm1.extend_from_slice(o_tm1);
-            self.actions.push(action as i64);
-            self.rewards.push(reward);
-            self.discounts.push(discount);
-            self.o_t.extend_from_slice(o_t);
-            self.masks.extend_from_slice(mask);
+            self.actions.push(t.action as i64);
         } else {
-            let (n, m) = (self.obs_len, self.mask_len);
-            self.o_tm1[slot * n..(slot + 1) * n].copy_from_slice(o_tm1);
-            self.actions[slot] = action as i64;
-            self.rewards[slot] = reward;
-            self.discounts[slot] = discount;
-            self.o_t[slot * n..(slot + 1) * n].copy_from_slice(o_t);
-            self.masks[slot * m..(slot + 1) * m].copy_from_slice(mask);
+            self.actions[slot] = t.action as i64;
         }
+        self.rewards.write(slot, &[t.reward]);
+        self.discounts.write(slot, &[t.discount]);
+        self.o_t.write(slot, t.o_t);
+        self.masks.write(slot, t.mask);
+        self.prior_tm1.write(slot, t.prior_tm1);
+        self.prior_t.write(slot, t.prior_t);
         self.num_added += 1;
     }
 
@@ -93,38 +134,35 @@ impl Replay {
     pub(crate) fn sample(&self, rng: &mut RandomState, batch_size: usize, device: Device) -> Batch {
         let size = self.size();
         let indices: Vec<usize> = (0..batch_size).map(|_| rng.randint(size)).collect();
-        let n = self.obs_len;
-        let rows = |data: &[f32]| -> Vec<f32> {
-            let mut out = Vec::with_capacity(batch_size * n);
-            for &i in &indices {
-                out.extend_from_slice(&data[i * n..(i + 1) * n]);
-            }
-            out
-        };
         let b = batch_size as i64;
-        let pick = |data: &[f32]| -> Vec<f32> { indices.iter().map(|&i| data[i]).collect() };
-        let actions: Vec<i64> = indices.iter().map(|&i| self.actions[i]).collect();
-        let masks = (self.mask_len > 0).then(|| {
-            let m = self.mask_len;
+        let obs = self.o_tm1.width as i64;
+        let members = self.masks.width as i64;
+        let masks = (members > 0).then(|| {
             // Transposed to [members, B] for the ensemble's loss.
-            let mut out = Vec::with_capacity(batch_size * m);
-            for k in 0..m {
-                out.extend(indices.iter().map(|&i| self.masks[i * m + k]));
-            }
-            tensor(&out, &[m as i64, b], device)
+            tensor(&self.masks.gather(&indices), &[b, members], device).transpose(0, 1)
         });
+        let prior = |column: &Column| {
+            (column.width > 0).then(|| {
+                let k = members.max(1);
+                let a = column.width as i64 / k;
+                tensor(&column.gather(&indices), &[b, k, a], device).permute([1, 0, 2])
+            })
+        };
+        let actions: Vec<i64> = indices.iter().map(|&i| self.actions[i]).collect();
         let actions = Tensor::from_slice(&actions);
         Batch {
-            o_tm1: tensor(&rows(&self.o_tm1), &[b, n as i64], device),
+            o_tm1: tensor(&self.o_tm1.gather(&indices), &[b, obs], device),
             actions: if device == Device::Cpu {
                 actions
             } else {
                 actions.to_device(device)
             },
-            rewards: tensor(&pick(&self.rewards), &[b], device),
-            discounts: tensor(&pick(&self.discounts), &[b], device),
-            o_t: tensor(&rows(&self.o_t), &[b, n as i64], device),
+            rewards: tensor(&self.rewards.gather(&indices), &[b], device),
+            discounts: tensor(&self.discounts.gather(&indices), &[b], device),
+            o_t: tensor(&self.o_t.gather(&indices), &[b, obs], device),
             masks,
+            prior_tm1: prior(&self.prior_tm1),
+            prior_t: prior(&self.prior_t),
         }
     }
 }
@@ -135,10 +173,19 @@ mod tests {
 
     #[test]
     fn ring_overwrites_oldest_and_samples_stored_rows() {
-        let mut replay = Replay::new(3, 2, 1);
+        let mut replay = Replay::new(3, 2, 2, 2);
         for i in 0..5 {
             let x = i as f32;
-            replay.add(&[x, x], i, x, 1.0, &[x + 0.5, x + 0.5], &[1.0]);
+            replay.add(Transition {
+                o_tm1: &[x, x],
+                action: i,
+                reward: x,
+                discount: 1.0,
+                o_t: &[x + 0.5, x + 0.5],
+                mask: &[1.0, 0.0],
+                prior_tm1: &[x, -x],
+                prior_t: &[x + 0.5, -x - 0.5],
+            });
         }
         assert_eq!(replay.size(), 3);
         // Slots hold transitions 3, 4, 2.
@@ -148,11 +195,20 @@ mod tests {
         let actions = Vec::<i64>::try_from(&batch.actions).unwrap();
         let rewards = Vec::<f32>::try_from(&batch.rewards).unwrap();
         let o_t = Vec::<f32>::try_from(&batch.o_t.view([-1])).unwrap();
+        let prior_t = batch.prior_t.unwrap();
+        assert_eq!(prior_t.size(), [2, 16, 1]);
+        let member1 = Vec::<f32>::try_from(&prior_t.select(0, 1).contiguous().view([-1])).unwrap();
         for (j, &a) in actions.iter().enumerate() {
             assert!((2..5).contains(&a));
             assert_eq!(rewards[j], a as f32);
             assert_eq!(o_t[2 * j], a as f32 + 0.5);
+            assert_eq!(member1[j], -(a as f32) - 0.5);
         }
-        assert_eq!(batch.masks.unwrap().size(), [1, 16]);
+        let masks = batch.masks.unwrap();
+        assert_eq!(masks.size(), [2, 16]);
+        assert_eq!(
+            masks.select(0, 1).sum(tch::Kind::Float).double_value(&[]),
+            0.0
+        );
     }
 }
