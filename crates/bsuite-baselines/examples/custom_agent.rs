@@ -8,8 +8,9 @@
 //! ```
 //!
 //! The agent here is tabular Q-learning over exact observations with ε-greedy exploration:
-//! it needs no LibTorch, learns bandit and the small deep_sea and catch settings, and
-//! shows what the trait asks for. Any selector works as an argument: ids (`catch/0`),
+//! it needs no LibTorch and shows what the trait asks for. It learns bandit/0 and catch/0
+//! (scores about 0.8 and 0.9) and, like any agent that explores by dithering, scores 0 on
+//! deep_sea/0. Any selector works as an argument: ids (`catch/0`),
 //! experiments (`catch`), tags (`memory`), `SWEEP` (the whole suite) or `TESTING`.
 
 use std::collections::HashMap;
