@@ -15,13 +15,14 @@ pub const NUM_EPISODES: u64 = bsuite_envs::experiments::bandit_scale::NUM_EPISOD
 /// The sweep setting the runs are grouped by.
 pub const SCALING_VAR: &str = "reward_scale";
 
-/// The bandit score under reward scale, penalised for inconsistency across reward_scale values.
+/// The bandit score under rescaled rewards, penalised for inconsistency across scales.
 ///
-/// The runs play the bandit with every reward multiplied by 0.001, 0.03, 1, 30 or 1000 (four runs per value); the logged regret is the
-/// noise-free, unscaled one. The bandit score is computed per `reward_scale`, and the result is
-/// the average of their clipped mean and their clipped mean minus one standard deviation,
-/// so an agent scores high only if it does well at every scale. Runs of other
-/// experiments are ignored.
+/// The runs play the bandit with every reward multiplied by 0.001, 0.03, 1, 30 or 1000 (four
+/// runs per value); the logged regret (`total_regret`) is the environment's own, free of noise
+/// and scaling. The bandit score is computed per `reward_scale`, and the result is the average
+/// of their clipped mean and their clipped mean minus one standard deviation, so an agent
+/// scores high only if it does well at every reward scale. Runs of other experiments are
+/// ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
     score_runs(&super::only(runs, "bandit_scale"))
 }
@@ -30,7 +31,8 @@ pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
     score_by_scaling(runs, SCALING_VAR, bandit::score_runs)
 }
 
-/// The notebook's plots of bandit_scale: average regret per scale, learning curves per scale and per-run returns.
+/// The notebook's plots of bandit_scale: average regret per scale, learning curves per scale
+/// and per-run returns.
 pub fn figures(data: &ExperimentData) -> Vec<Figure> {
     let family = RegretFamily {
         regret: &total_regret,

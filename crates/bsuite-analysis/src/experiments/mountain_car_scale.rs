@@ -14,13 +14,14 @@ pub const NUM_EPISODES: u64 = bsuite_envs::experiments::mountain_car_scale::NUM_
 /// The sweep setting the runs are grouped by.
 pub const SCALING_VAR: &str = "reward_scale";
 
-/// The mountain_car score under reward scale, penalised for inconsistency across reward_scale values.
+/// The mountain_car score under rescaled rewards, penalised for inconsistency across scales.
 ///
-/// The runs play mountain car with every reward multiplied by 0.001, 0.03, 1, 30 or 1000 (four runs per value); the logged regret is the
-/// noise-free, unscaled one. The mountain_car score is computed per `reward_scale`, and the result is
-/// the average of their clipped mean and their clipped mean minus one standard deviation,
-/// so an agent scores high only if it does well at every scale. Runs of other
-/// experiments are ignored.
+/// The runs play mountain car with every reward multiplied by 0.001, 0.03, 1, 30 or 1000 (four
+/// runs per value); the logged return (`raw_return`) is the environment's own, free of noise
+/// and scaling. The mountain_car score is computed per `reward_scale`, and the result is the
+/// average of their clipped mean and their clipped mean minus one standard deviation, so an
+/// agent scores high only if it does well at every reward scale. Runs of other experiments are
+/// ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
     score_runs(&super::only(runs, "mountain_car_scale"))
 }
@@ -29,7 +30,8 @@ pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
     score_by_scaling(runs, SCALING_VAR, mountain_car::score_runs)
 }
 
-/// The notebook's plots of mountain_car_scale: average regret per scale, learning curves per scale and per-run returns.
+/// The notebook's plots of mountain_car_scale: average regret per scale, learning curves per scale
+/// and per-run returns.
 pub fn figures(data: &ExperimentData) -> Vec<Figure> {
     let family = RegretFamily {
         regret: &mountain_car::regret,
