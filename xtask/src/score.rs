@@ -3,8 +3,9 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 use bsuite_analysis::{summarize, Agent, Score, Summary};
+use bsuite_logging::results::ReadError;
 use clap::Args;
 use serde_json::{json, Map, Value};
 
@@ -77,7 +78,12 @@ pub fn load_agents(dirs: &[String], lenient: bool) -> Result<Vec<Agent>> {
         let agent = if lenient {
             Agent::load_lenient(name, &dir)?
         } else {
-            Agent::load(name, &dir)?
+            Agent::load(name, &dir).map_err(|err| match err {
+                ReadError::Malformed { .. } | ReadError::FileName { .. } => {
+                    anyhow!("{err}\n(pass --lenient to skip malformed result files)")
+                }
+                other => other.into(),
+            })?
         };
         agents.push(agent);
     }
