@@ -25,6 +25,8 @@ fn learning_curve_uses_the_reference_smoother() {
     assert_eq!(kinds, [FigureKind::Learning, FigureKind::Seeds]);
     let learning = &figures[0];
     assert_eq!(learning.hlines[0].y, 1.6);
+    let json = serde_json::to_string(learning).unwrap();
+    assert!(json.contains(r#""kind":"learning""#) && json.contains(r#""type":"smooth""#));
     let series = &learning.panels[0].series;
     assert_eq!(series.len(), 1);
     assert!(matches!(series[0].mark, Mark::Smooth { .. }));
@@ -128,6 +130,8 @@ fn summary_charts_follow_the_reference_layout() {
     let agents = [random_agent("random"), random_agent("again")];
     let summaries: Vec<_> = agents.iter().map(summarize).collect();
     let radar = radar_chart(&summaries);
+    let json = serde_json::to_value(&radar).unwrap();
+    assert_eq!(json["tags"][1], "credit_assignment");
     assert_eq!(radar.labels[1], "Credit Assignment");
     assert_eq!(radar.agents[1].colour, "#74add1");
     assert!(radar.agents[0].radii.iter().all(|r| *r >= 0.05));
