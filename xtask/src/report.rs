@@ -13,7 +13,8 @@ use clap::Args;
 pub struct ReportArgs {
     /// A results directory (bsuite CSVs of one agent), optionally named: DIR or DIR=NAME.
     /// Repeat for several agents side by side; the name defaults to the directory's name.
-    #[arg(long = "results", value_name = "DIR[=NAME]", required = true)]
+    /// Default: every agent directory under `results/` (where `bench-all` writes).
+    #[arg(long = "results", value_name = "DIR[=NAME]")]
     pub results: Vec<String>,
     /// The report directory; only the report's own files in it are replaced.
     #[arg(long, value_name = "DIR", default_value = "report")]
@@ -97,11 +98,48 @@ fn is_within(inner: &Path, outer: &Path) -> bool {
 }
 
 /// Runs `cargo xtask report`.
+/// The agent directories under `root` that hold bsuite CSVs, sorted by name: what
+/// `cargo xtask report` reads when no `--results` is given.
+fn default_results(root: &Path) -> Result<Vec<String>> {
+    let entries = std::fs::read_dir(root).with_context(|| {
+        format!(
+            "no --results given and {} cannot be read; run `cargo xtask bench-all <agent>` \
+             first or name results directories with --results DIR",
+            root.display()
+        )
+    })?;
+    let mut dirs = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        let has_csv = path.is_dir()
+            && std::fs::read_dir(&path)?.any(|f| {
+                f.is_ok_and(|f| f.file_name().to_string_lossy().starts_with("bsuite_id_-_"))
+            });
+        if has_csv {
+            dirs.push(path.to_string_lossy().into_owned());
+        }
+    }
+    dirs.sort();
+    if dirs.is_empty() {
+        bail!(
+            "no --results given and {} has no agent directory with bsuite CSVs; run \
+             `cargo xtask bench-all <agent>` first or name results directories with --results DIR",
+            root.display()
+        );
+    }
+    Ok(dirs)
+}
+
 pub fn run(args: &ReportArgs) -> Result<()> {
     let start = Instant::now();
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut names: Vec<String> = Vec::new();
-    for arg in &args.results {
+    let results = if args.results.is_empty() {
+        default_results(Path::new("results"))?
+    } else {
+        args.results.clone()
+    };
+    for arg in &results {
         let (dir, name) = parse_results(arg)?;
         if let Some(k) = names.iter().position(|n| *n == name) {
             bail!(
@@ -202,6 +240,27 @@ mod tests {
         assert_eq!((path, name.as_str()), (dir.clone(), "dqn"));
         let (_, name) = parse_results(&format!("{}/", dir.display())).unwrap();
         assert_eq!(name, "random_results");
+    }
+
+    #[test]
+    fn default_results_are_the_agent_directories_with_csvs() {
+        let root =
+            std::env::temp_dir().join(format!("bsuite-report-default-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let err = default_results(&root).unwrap_err().to_string();
+        assert!(err.contains("bench-all"), "{err}");
+        for (agent, file) in [
+            ("dqn", "bsuite_id_-_catch-0.csv"),
+            ("a2c", "bsuite_id_-_bandit-0.csv"),
+            ("notes", "x.txt"),
+        ] {
+            std::fs::create_dir_all(root.join(agent)).unwrap();
+            std::fs::write(root.join(agent).join(file), "").unwrap();
+        }
+        let dirs = default_results(&root).unwrap();
+        let names: Vec<&str> = dirs.iter().map(|d| d.rsplit('/').next().unwrap()).collect();
+        assert_eq!(names, ["a2c", "dqn"]);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
