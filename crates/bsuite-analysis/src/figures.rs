@@ -229,6 +229,23 @@ pub(crate) fn regret_learning(
     let mut y = axis(y_label);
     y.include.push(0.0);
     let mut fig = figure(data, FigureKind::Learning, x, y, true);
+    // Colours are assigned from the group values of every agent together, as ggplot does
+    // over the whole frame, so one group has one colour in every panel.
+    let all_values: Vec<f64> = match &grouping {
+        Grouping::None => Vec::new(),
+        Grouping::Smoothed(group) | Grouping::Raw(group) => {
+            let all_runs: Vec<&RunTable> = data
+                .panels
+                .iter()
+                .flat_map(|p| p.1.iter().copied())
+                .collect();
+            group_runs(&all_runs, group.key)
+                .iter()
+                .map(|g| g.0)
+                .collect()
+        }
+    };
+    let all_colours = group_colours(&all_values, matches!(grouping, Grouping::Smoothed(_)));
     for (agent, runs) in &data.panels {
         let points_of = |runs: &[&RunTable]| -> Vec<(f64, f64)> {
             let mut pts = Vec::new();
@@ -248,9 +265,9 @@ pub(crate) fn regret_learning(
                 let smooth = matches!(grouping, Grouping::Smoothed(_));
                 fig.legend = Some(group.title.clone());
                 let groups = group_runs(runs, group.key);
-                let values: Vec<f64> = groups.iter().map(|g| g.0).collect();
-                let colours = group_colours(&values, smooth);
-                for ((value, members), colour) in groups.iter().zip(colours) {
+                for (value, members) in &groups {
+                    let k = all_values.iter().position(|v| v == value).unwrap_or(0);
+                    let colour = all_colours[k];
                     let label = group_label(*value, group.integral);
                     let mut pts = points_of(members);
                     if smooth {

@@ -149,3 +149,37 @@ fn summary_charts_follow_the_reference_layout() {
     assert_eq!(deep_sea.type_colour, "#f46d43");
     assert_eq!(bars.size, (14.0, 7.0));
 }
+
+/// ggplot assigns group colours over every agent's data together: a group keeps its colour
+/// in every panel even when another agent lacks some groups.
+#[test]
+fn group_colours_agree_across_agents() {
+    let fixtures =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/random_results");
+    let partial = std::env::temp_dir().join(format!("bsuite-colours-{}", std::process::id()));
+    std::fs::create_dir_all(&partial).unwrap();
+    for index in [8, 12, 16] {
+        let name = format!("bsuite_id_-_catch_noise-{index}.csv");
+        std::fs::copy(fixtures.join(&name), partial.join(&name)).unwrap();
+    }
+    let agents = [random_agent("all"), Agent::load("some", &partial).unwrap()];
+    std::fs::remove_dir_all(&partial).unwrap();
+    let catch_noise = bsuite_envs::experiment("catch_noise").unwrap();
+    let figures = experiment_figures(&agents, catch_noise);
+    let learning = figures
+        .iter()
+        .find(|f| f.kind == FigureKind::Learning)
+        .expect("a learning figure");
+    let colour_of = |panel: usize, label: &str| {
+        learning.panels[panel]
+            .series
+            .iter()
+            .find(|s| s.label == label)
+            .map(|s| s.colour)
+    };
+    assert_eq!(learning.panels[1].series.len(), 3);
+    for label in ["1.0", "3.0", "10.0"] {
+        assert_eq!(colour_of(0, label), colour_of(1, label), "group {label}");
+        assert!(colour_of(1, label).is_some(), "group {label}");
+    }
+}
