@@ -30,14 +30,18 @@ pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
 
 /// The notebook's plots of bandit: learning curve and per-run returns.
 pub fn figures(data: &ExperimentData) -> Vec<Figure> {
-    let family = RegretFamily {
-        regret: &total_regret,
-        base_regret: BASE_REGRET,
-        bandit_format: true,
-        seeds_value: &|run, row, prev| 1.0 - rate(run, "total_regret", row, prev),
-        seeds_min_episode: f64::NEG_INFINITY,
-        seeds_yintercept: 1.0,
-        seeds_label: "average episodic return",
-    };
-    regret_family_figures(data, &family, None)
+    regret_family_figures(data, &PLOTS, None)
 }
+
+/// What bandit's plots show; its noise and scale variants plot the same per scale.
+pub(crate) const PLOTS: RegretFamily<'static> = RegretFamily {
+    regret: &total_regret,
+    base_regret: BASE_REGRET,
+    bandit_format: true,
+    seeds_value: &|run: &RunTable, row: usize, prev: usize| {
+        1.0 - rate(run, "total_regret", row, prev)
+    },
+    seeds_min_episode: f64::NEG_INFINITY,
+    seeds_yintercept: 1.0,
+    seeds_label: "average episodic return",
+};

@@ -3,9 +3,8 @@
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::catch;
-use crate::figures::{rate, regret_family_figures, ExperimentData, RegretFamily};
+use crate::figures::{regret_family_figures, ExperimentData};
 use crate::helpers::score_by_scaling;
-use crate::helpers::total_regret;
 use crate::plot::Figure;
 use crate::score::Score;
 
@@ -33,14 +32,5 @@ pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
 /// The notebook's plots of catch_scale: average regret per scale, learning curves per scale
 /// and per-run returns.
 pub fn figures(data: &ExperimentData) -> Vec<Figure> {
-    let family = RegretFamily {
-        regret: &total_regret,
-        base_regret: catch::BASE_REGRET,
-        bandit_format: false,
-        seeds_value: &|run, row, prev| 1.0 - rate(run, "total_regret", row, prev),
-        seeds_min_episode: f64::NEG_INFINITY,
-        seeds_yintercept: 1.0,
-        seeds_label: "average episodic return",
-    };
-    regret_family_figures(data, &family, Some(SCALING_VAR))
+    regret_family_figures(data, &catch::PLOTS, Some(SCALING_VAR))
 }

@@ -3,7 +3,7 @@
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::mountain_car;
-use crate::figures::{rate, regret_family_figures, ExperimentData, RegretFamily};
+use crate::figures::{regret_family_figures, ExperimentData};
 use crate::helpers::score_by_scaling;
 use crate::plot::Figure;
 use crate::score::Score;
@@ -33,14 +33,5 @@ pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
 /// The notebook's plots of mountain_car_noise: average regret per scale, learning curves per scale
 /// and per-run returns.
 pub fn figures(data: &ExperimentData) -> Vec<Figure> {
-    let family = RegretFamily {
-        regret: &mountain_car::regret,
-        base_regret: mountain_car::BASE_REGRET,
-        bandit_format: false,
-        seeds_value: &|run, row, prev| rate(run, "raw_return", row, prev),
-        seeds_min_episode: f64::NEG_INFINITY,
-        seeds_yintercept: -mountain_car::SOLVED_STEPS,
-        seeds_label: "average episodic return",
-    };
-    regret_family_figures(data, &family, Some(SCALING_VAR))
+    regret_family_figures(data, &mountain_car::PLOTS, Some(SCALING_VAR))
 }
