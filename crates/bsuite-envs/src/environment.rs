@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::observation::Observation;
+
 /// Where a [`TimeStep`] sits in its episode (dm_env's `StepType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
@@ -36,8 +38,8 @@ pub struct TimeStep {
     pub reward: Option<f64>,
     /// `None` on FIRST; 1.0 on MID; 0.0 on LAST (bsuite ends every episode with `termination`).
     pub discount: Option<f64>,
-    /// Row-major observation values.
-    pub observation: Vec<f32>,
+    /// Row-major observation values (dereferences to `&[f32]`).
+    pub observation: Observation,
 }
 
 impl TimeStep {
@@ -82,13 +84,7 @@ impl TimeStep {
     /// Resizes the observation buffer to `len` zeros and returns it for filling.
     #[inline]
     pub(crate) fn zeroed_observation(&mut self, len: usize) -> &mut [f32] {
-        if self.observation.len() == len {
-            self.observation.fill(0.0);
-        } else {
-            self.observation.clear();
-            self.observation.resize(len, 0.0);
-        }
-        &mut self.observation
+        self.observation.zeroed(len)
     }
 }
 

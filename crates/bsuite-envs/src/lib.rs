@@ -39,6 +39,7 @@ pub mod environments;
 pub mod experiments;
 pub mod gym;
 pub mod mnist_data;
+mod observation;
 mod registry;
 mod rng;
 pub mod wrappers;
@@ -47,6 +48,7 @@ pub use environment::{
     ActionError, ActionSpec, BsuiteInfo, Dynamics, Environment, Episodic, InfoValue,
     ObservationSpec, StepType, TimeStep,
 };
+pub use observation::Observation;
 pub use registry::{
     experiment, experiments, ids_with_tag, load, select, sweep, testing, BsuiteId, Experiment,
     IdError, LoadError, SettingValue, Settings, Tag,

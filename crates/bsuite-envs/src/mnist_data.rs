@@ -29,11 +29,13 @@ const EMBEDDED_IMAGES: &[u8] = include_bytes!("../data/mnist_5k-images-idx3-ubyt
 const EMBEDDED_LABELS: &[u8] = include_bytes!("../data/mnist_5k-labels-idx1-ubyte.gz");
 
 /// Images and labels, with every image already converted to the observation the MNIST
-/// bandit shows (so a reset is a copy, not a conversion).
+/// bandit shows, so a reset hands out a shared image instead of converting or copying one.
 #[derive(Clone, PartialEq)]
 pub struct MnistData {
-    observations: Vec<f32>,
+    observations: Vec<Arc<[f32]>>,
     labels: Vec<u8>,
+    /// The all-zero observation of a LAST timestep, shared by every episode.
+    zeros: Arc<[f32]>,
 }
 
 /// `f32(i8(byte)) / 255f32` for every byte value.
@@ -68,10 +70,14 @@ impl MnistData {
         if labels.is_empty() {
             return Err(MnistError::Empty);
         }
-        let observations = images.iter().map(|&b| PIXEL_VALUES[b as usize]).collect();
+        let observations = images
+            .chunks_exact(PIXELS)
+            .map(|image| image.iter().map(|&b| PIXEL_VALUES[b as usize]).collect())
+            .collect();
         Ok(MnistData {
             observations,
             labels,
+            zeros: Arc::from(vec![0.0; PIXELS]),
         })
     }
 
@@ -87,7 +93,15 @@ impl MnistData {
 
     /// Image `index` as the bandit shows it: `f32(i8(byte)) / 255`, row-major 28x28.
     pub fn image(&self, index: usize) -> &[f32] {
-        &self.observations[index * PIXELS..(index + 1) * PIXELS]
+        &self.observations[index]
+    }
+
+    pub(crate) fn shared_image(&self, index: usize) -> &Arc<[f32]> {
+        &self.observations[index]
+    }
+
+    pub(crate) fn shared_zeros(&self) -> &Arc<[f32]> {
+        &self.zeros
     }
 
     /// The label (0..=9) of image `index`.

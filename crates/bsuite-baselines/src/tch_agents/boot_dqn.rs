@@ -1,6 +1,6 @@
 //! Bootstrapped DQN with randomized prior functions (bsuite's `baselines/jax/boot_dqn`).
 
-use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
+use bsuite_envs::{ActionSpec, Observation, ObservationSpec, RandomState, TimeStep};
 use tch::Device;
 
 use super::q_ensemble::{greedy, QEnsemble, QEnsembleConfig, QHead};
@@ -72,7 +72,7 @@ pub struct BootDqn {
     mask: Vec<f32>,
     /// The prior values of the last `o_t`, which is the next transition's `o_tm1` within an
     /// episode.
-    last_prior: Option<(Vec<f32>, Vec<f32>)>,
+    last_prior: Option<(Observation, Vec<f32>)>,
 }
 
 impl BootDqn {

@@ -112,7 +112,7 @@ mod tests {
             } else {
                 1.0
             }),
-            observation: vec![x],
+            observation: vec![x].into(),
         }
     }
 

@@ -5,6 +5,7 @@
 use crate::environment::{
     ActionSpec, BsuiteInfo, Dynamics, InfoValue, ObservationSpec, PyNumber, TimeStep,
 };
+use crate::observation::OneHotPool;
 use crate::rng::RandomState;
 
 /// DeepSea parameters; [`DeepSeaConfig::new`] gives bsuite's defaults for a size.
@@ -45,6 +46,7 @@ pub struct DeepSea {
     bad_episode: bool,
     total_bad_episodes: i64,
     denoised_return: PyNumber,
+    observations: OneHotPool,
 }
 
 impl DeepSea {
@@ -71,6 +73,7 @@ impl DeepSea {
             bad_episode: false,
             total_bad_episodes: 0,
             denoised_return: PyNumber::int(0),
+            observations: OneHotPool::new(size * size),
         }
     }
 
@@ -79,13 +82,11 @@ impl DeepSea {
         self.action_mapping[row * self.config.size + column] as usize
     }
 
-    fn write_observation(&self, out: &mut TimeStep) {
+    fn write_observation(&mut self, out: &mut TimeStep) {
         let size = self.config.size;
-        let obs = out.zeroed_observation(size * size);
         // The terminal observation (row == size) is all zeros.
-        if self.row < size {
-            obs[self.row * size + self.column] = 1.0;
-        }
+        let hot = (self.row < size).then(|| self.row * size + self.column);
+        self.observations.write(hot, &mut out.observation);
     }
 }
 

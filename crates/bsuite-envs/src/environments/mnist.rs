@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::environment::{ActionSpec, BsuiteInfo, Dynamics, InfoValue, ObservationSpec, TimeStep};
-use crate::mnist_data::{self, MnistData, MnistError, PIXELS};
+use crate::mnist_data::{self, MnistData, MnistError};
 use crate::rng::RandomState;
 
 /// The MNIST contextual bandit (`bsuite.environments.mnist.MNISTBandit`).
@@ -13,8 +13,6 @@ pub struct MnistBandit {
     data: Arc<MnistData>,
     num_data: usize,
     rng: RandomState,
-    /// The image indices of the next resets, drawn `LOOKAHEAD` resets ahead (see `reset`).
-    upcoming: std::collections::VecDeque<usize>,
     correct_label: u8,
     total_regret: f64,
 }
@@ -36,7 +34,6 @@ impl MnistBandit {
             data,
             num_data,
             rng: RandomState::new(seed),
-            upcoming: std::collections::VecDeque::with_capacity(LOOKAHEAD + 1),
             correct_label: 0,
             total_regret: 0.0,
         }
@@ -55,20 +52,11 @@ impl Dynamics for MnistBandit {
     }
 
     fn reset(&mut self, out: &mut TimeStep) {
-        // The RNG serves only resets, so drawing each reset's index a few resets early leaves
-        // every index exactly as the reference draws it. Knowing the coming images lets us
-        // prefetch them: a random image of the 15 MB data set is otherwise a cache miss that
-        // dominates the cost of an episode.
-        while self.upcoming.len() <= LOOKAHEAD {
-            let ahead = self.rng.randint(self.num_data);
-            prefetch(self.data.image(ahead));
-            self.upcoming.push_back(ahead);
-        }
-        let index = self.upcoming.pop_front().expect("filled above");
+        let index = self.rng.randint(self.num_data);
         self.correct_label = self.data.label(index);
         out.set_restart();
-        out.observation.clear();
-        out.observation.extend_from_slice(self.data.image(index));
+        // Shared, not copied: the data set already holds every image as an observation.
+        out.observation.share(self.data.shared_image(index));
     }
 
     fn step(&mut self, action: usize, out: &mut TimeStep) {
@@ -79,30 +67,10 @@ impl Dynamics for MnistBandit {
         };
         self.total_regret += 1.0 - reward;
         out.set_termination(reward);
-        out.zeroed_observation(PIXELS);
+        out.observation.share(self.data.shared_zeros());
     }
 
     fn bsuite_info(&self) -> BsuiteInfo {
         vec![("total_regret", InfoValue::Float(self.total_regret))]
     }
-}
-
-/// How many resets ahead image indices are drawn and prefetched.
-const LOOKAHEAD: usize = 4;
-
-/// Hints the CPU to start loading `values` into cache; no effect on results.
-#[inline]
-fn prefetch(values: &[f32]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        const LINE: usize = 64 / std::mem::size_of::<f32>();
-        for k in (0..values.len()).step_by(LINE) {
-            // SAFETY: prefetch is a hint for an address inside `values`; it never faults and
-            // SSE is part of the x86_64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(values.as_ptr().add(k).cast::<i8>()) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = values;
 }

@@ -39,13 +39,14 @@ impl<E: Environment> ImageObservation<E> {
     }
 
     fn convert(&mut self, out: &mut TimeStep) {
-        std::mem::swap(&mut self.scratch, &mut out.observation);
         to_image(
             &self.shape,
             &self.inner_shape,
-            &self.scratch,
-            &mut out.observation,
+            &out.observation,
+            &mut self.scratch,
         );
+        out.zeroed_observation(self.scratch.len())
+            .copy_from_slice(&self.scratch);
     }
 }
 
