@@ -59,50 +59,18 @@ impl RandomState {
         }
     }
 
-    /// Regenerates the state block and tempers all of its words.
-    ///
-    /// Written out of place (old block to new block) so that each of the three ranges of the
-    /// recurrence is a plain zip over slices, which the compiler vectorises.
+    /// Regenerates the state block and tempers all of its words, with AVX2 where the CPU
+    /// has it (the same integer operations, eight words at a time instead of four).
     #[cold]
     fn twist(&mut self) {
-        #[inline(always)]
-        fn mix(upper: u32, lower: u32, far: u32) -> u32 {
-            let y = (upper & UPPER_MASK) | (lower & LOWER_MASK);
-            far ^ (y >> 1) ^ (0u32.wrapping_sub(y & 1) & MATRIX_A)
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above.
+            unsafe { twist_avx2(&mut self.state, &mut self.output) };
+            self.pos = 0;
+            return;
         }
-        let old = &*self.state;
-        let new = &mut *self.output;
-        // new[i] for i < N - M reads only the old block.
-        let ranges = old[..N - M].iter().zip(&old[1..=N - M]).zip(&old[M..]);
-        for (slot, ((&upper, &lower), &far)) in new[..N - M].iter_mut().zip(ranges) {
-            *slot = mix(upper, lower, far);
-        }
-        // new[i] for N - M <= i < N - 1 reads new[i - (N - M)], computed earlier: go in
-        // chunks of N - M so each chunk only reads finished ones.
-        let mut start = N - M;
-        while start < N - 1 {
-            let end = (start + (N - M)).min(N - 1);
-            let (done, rest) = new.split_at_mut(start);
-            let source = &done[start - (N - M)..];
-            let ranges = old[start..end]
-                .iter()
-                .zip(&old[start + 1..=end])
-                .zip(source);
-            for (slot, ((&upper, &lower), &far)) in rest[..end - start].iter_mut().zip(ranges) {
-                *slot = mix(upper, lower, far);
-            }
-            start = end;
-        }
-        new[N - 1] = mix(old[N - 1], new[0], new[M - 1]);
-        std::mem::swap(&mut self.state, &mut self.output);
-        for (out, &word) in self.output.iter_mut().zip(self.state.iter()) {
-            let mut y = word;
-            y ^= y >> 11;
-            y ^= (y << 7) & 0x9d2c_5680;
-            y ^= (y << 15) & 0xefc6_0000;
-            y ^= y >> 18;
-            *out = y;
-        }
+        twist_block(&mut self.state, &mut self.output);
         self.pos = 0;
     }
 
@@ -207,7 +175,8 @@ impl RandomState {
             let (now, later) = rest.split_at_mut(pairs);
             for (slot, pair) in now.iter_mut().zip(words.chunks_exact(2)) {
                 let (a, b) = (pair[0] >> 5, pair[1] >> 6);
-                *slot = f32::from(u8::from(a > 1 << 26 || (a == 1 << 26 && b > 0)));
+                // Non-short-circuit `|` and `&` keep the loop branch-free (it vectorises).
+                *slot = f32::from(u8::from((a > 1 << 26) | ((a == 1 << 26) & (b > 0))));
             }
             self.pos += 2 * pairs;
             rest = later;
@@ -243,6 +212,60 @@ impl RandomState {
             }
         }
     }
+}
+
+/// One MT19937 block: the next state from `state` (written out of place, then swapped in)
+/// and its tempered words in `output`.
+///
+/// Out of place, each of the three ranges of the recurrence is a plain zip over slices,
+/// which the compiler vectorises.
+#[inline(always)]
+fn twist_block(state: &mut Box<[u32; N]>, output: &mut Box<[u32; N]>) {
+    #[inline(always)]
+    fn mix(upper: u32, lower: u32, far: u32) -> u32 {
+        let y = (upper & UPPER_MASK) | (lower & LOWER_MASK);
+        far ^ (y >> 1) ^ (0u32.wrapping_sub(y & 1) & MATRIX_A)
+    }
+    let old = &**state;
+    let new = &mut **output;
+    // new[i] for i < N - M reads only the old block.
+    let ranges = old[..N - M].iter().zip(&old[1..=N - M]).zip(&old[M..]);
+    for (slot, ((&upper, &lower), &far)) in new[..N - M].iter_mut().zip(ranges) {
+        *slot = mix(upper, lower, far);
+    }
+    // new[i] for N - M <= i < N - 1 reads new[i - (N - M)], computed earlier: go in
+    // chunks of N - M so each chunk only reads finished ones.
+    let mut start = N - M;
+    while start < N - 1 {
+        let end = (start + (N - M)).min(N - 1);
+        let (done, rest) = new.split_at_mut(start);
+        let source = &done[start - (N - M)..];
+        let ranges = old[start..end]
+            .iter()
+            .zip(&old[start + 1..=end])
+            .zip(source);
+        for (slot, ((&upper, &lower), &far)) in rest[..end - start].iter_mut().zip(ranges) {
+            *slot = mix(upper, lower, far);
+        }
+        start = end;
+    }
+    new[N - 1] = mix(old[N - 1], new[0], new[M - 1]);
+    std::mem::swap(state, output);
+    for (out, &word) in output.iter_mut().zip(state.iter()) {
+        let mut y = word;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^= y >> 18;
+        *out = y;
+    }
+}
+
+/// [`twist_block`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn twist_avx2(state: &mut Box<[u32; N]>, output: &mut Box<[u32; N]>) {
+    twist_block(state, output)
 }
 
 #[cfg(test)]
