@@ -370,6 +370,28 @@ mod tests {
         }
     }
 
+    /// The test machine may take the AVX2 path everywhere else; check the portable one.
+    #[test]
+    fn portable_and_avx2_twists_agree() {
+        let rng = RandomState::new(17);
+        let (mut state, mut output) = (rng.state.clone(), rng.output.clone());
+        for _ in 0..3 {
+            twist_block(&mut state, &mut output);
+        }
+        let mut reference = RandomState::new(17);
+        let words: Vec<u32> = (0..3 * N).map(|_| reference.next_u32()).collect();
+        assert_eq!(&output[..], &words[2 * N..]);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            let (mut state, mut fast) = (rng.state.clone(), rng.output.clone());
+            for _ in 0..3 {
+                // SAFETY: AVX2 is available, checked just above.
+                unsafe { twist_avx2(&mut state, &mut fast) };
+            }
+            assert_eq!(fast, output);
+        }
+    }
+
     #[test]
     fn many_blocks_match_numpy() {
         // r = np.random.RandomState(5); r.randint(2**32, size=3000, dtype=np.uint64)[-3:]
