@@ -8,10 +8,11 @@ use std::sync::Arc;
 /// The row-major `float32` values of one observation.
 ///
 /// It dereferences to `&[f32]`, so it reads like a slice (`obs[3]`, `obs.iter()`,
-/// `&obs[..]`). Cloning is cheap: the values are reference-counted. Environments write in
-/// place when the buffer is not shared, so a loop that keeps two timesteps and swaps them
-/// allocates nothing per step, and an environment whose observations already exist (MNIST
-/// images, an all-zero terminal board) hands them out without copying.
+/// `&obs[..]`). Most environments write their observation in place into the caller's
+/// buffer, so a loop that keeps two timesteps and swaps them allocates nothing per step.
+/// Environments whose observations already exist (MNIST's images, deep_sea's recycled
+/// one-hot grids) hand them out shared, without copying; cloning such an observation only
+/// bumps a reference count.
 ///
 /// ```
 /// use bsuite_envs::Observation;
@@ -23,34 +24,52 @@ use std::sync::Arc;
 /// let copy: Vec<f32> = obs.to_vec();
 /// assert_eq!(copy, vec![0.0, 1.0]);
 /// ```
-#[derive(Clone, Default)]
-pub struct Observation(Arc<[f32]>);
+#[derive(Clone)]
+pub struct Observation(Values);
+
+/// Owned values are written in place with no atomic operation (the hot path of the cheapest
+/// environments costs a few nanoseconds, so a reference-count check would dominate it).
+#[derive(Clone)]
+enum Values {
+    Owned(Vec<f32>),
+    Shared(Arc<[f32]>),
+}
+
+impl Default for Observation {
+    fn default() -> Self {
+        Observation(Values::Owned(Vec::new()))
+    }
+}
 
 impl Observation {
     /// An observation sharing `values`.
     pub fn shared(values: Arc<[f32]>) -> Self {
-        Observation(values)
+        Observation(Values::Shared(values))
     }
 
-    /// Resizes to `len` zeros and returns the values for writing: in place when this buffer
-    /// is the only owner of its values and has the right length, otherwise in a new one.
-    #[inline]
+    /// Resizes to `len` zeros and returns the values for writing, reusing this buffer's own
+    /// allocation when it has one.
+    #[inline(always)]
     pub(crate) fn zeroed(&mut self, len: usize) -> &mut [f32] {
-        if self.0.len() != len {
-            self.0 = Arc::from(vec![0.0f32; len]);
-            return Arc::get_mut(&mut self.0).expect("a new Arc is unique");
+        if !matches!(self.0, Values::Owned(_)) {
+            self.0 = Values::Owned(Vec::with_capacity(len));
         }
-        // One uniqueness check on the hot path; a shared buffer is copied once here and
-        // then reused in place on later steps.
-        let values = Arc::make_mut(&mut self.0);
-        values.fill(0.0);
+        let Values::Owned(values) = &mut self.0 else {
+            unreachable!("made owned above")
+        };
+        if values.len() == len {
+            values.fill(0.0);
+        } else {
+            values.clear();
+            values.resize(len, 0.0);
+        }
         values
     }
 
     /// Makes this observation share `values` (no copy).
     #[inline]
     pub(crate) fn share(&mut self, values: &Arc<[f32]>) {
-        self.0 = Arc::clone(values);
+        self.0 = Values::Shared(Arc::clone(values));
     }
 }
 
@@ -119,32 +138,36 @@ impl OneHotPool {
 
 impl Deref for Observation {
     type Target = [f32];
+    #[inline]
     fn deref(&self) -> &[f32] {
-        &self.0
+        match &self.0 {
+            Values::Owned(values) => values,
+            Values::Shared(values) => values,
+        }
     }
 }
 
 impl AsRef<[f32]> for Observation {
     fn as_ref(&self) -> &[f32] {
-        &self.0
+        self
     }
 }
 
 impl From<Vec<f32>> for Observation {
     fn from(values: Vec<f32>) -> Self {
-        Observation(values.into())
+        Observation(Values::Owned(values))
     }
 }
 
 impl From<&[f32]> for Observation {
     fn from(values: &[f32]) -> Self {
-        Observation(values.into())
+        Observation(Values::Owned(values.to_vec()))
     }
 }
 
 impl fmt::Debug for Observation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
+        self[..].fmt(f)
     }
 }
 
