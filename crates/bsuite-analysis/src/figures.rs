@@ -296,6 +296,31 @@ pub(crate) fn regret_learning(
     fig
 }
 
+/// Points coloured by whether `passes(y)`: a "False" series in red and a "True" series in
+/// blue (each left out when empty), as the reference's threshold plots draw them.
+fn pass_fail_points(points: &[(f64, f64)], passes: impl Fn(f64) -> bool) -> Vec<Series> {
+    [("False", BAD_COLOUR, false), ("True", GOOD_COLOUR, true)]
+        .into_iter()
+        .filter_map(|(label, colour, wanted)| {
+            let pts: Vec<PlotPoint> = points
+                .iter()
+                .filter(|&&(_, y)| passes(y) == wanted)
+                .map(|&(x, y)| point(x, y))
+                .collect();
+            (!pts.is_empty()).then(|| Series {
+                label: label.to_string(),
+                colour,
+                mark: Mark::Points {
+                    size: 5.0,
+                    alpha: 0.8,
+                    shape: Shape::Circle,
+                },
+                points: pts,
+            })
+        })
+        .collect()
+}
+
 fn point(x: f64, y: f64) -> PlotPoint {
     PlotPoint { x, y, band: None }
 }
@@ -448,29 +473,7 @@ pub(crate) fn regret_ave_scaling(
     for (agent, runs) in &data.panels {
         let mut series = Vec::new();
         match average_regret_by_group(runs, group.key, episode, regret) {
-            Some(points) => {
-                for (label, colour, below) in
-                    [("False", BAD_COLOUR, false), ("True", GOOD_COLOUR, true)]
-                {
-                    let pts: Vec<PlotPoint> = points
-                        .iter()
-                        .filter(|(_, v)| (*v < threshold) == below)
-                        .map(|&(x, y)| point(x, y))
-                        .collect();
-                    if !pts.is_empty() {
-                        series.push(Series {
-                            label: label.to_string(),
-                            colour,
-                            mark: Mark::Points {
-                                size: 5.0,
-                                alpha: 0.8,
-                                shape: Shape::Circle,
-                            },
-                            points: pts,
-                        });
-                    }
-                }
-            }
+            Some(points) => series = pass_fail_points(&points, |v| v < threshold),
             None => fig.note = Some(format!("{agent}: {}", not_run_note(episode))),
         }
         fig.panels.push(Panel {
@@ -772,26 +775,7 @@ pub(crate) fn swingup_scale(data: &ExperimentData, good: f64) -> Figure {
                 best_by_threshold.push((k as f64, best));
             }
         }
-        let mut series = Vec::new();
-        for (label, colour, above) in [("False", BAD_COLOUR, false), ("True", GOOD_COLOUR, true)] {
-            let pts: Vec<PlotPoint> = best_by_threshold
-                .iter()
-                .filter(|(_, b)| (*b > good) == above)
-                .map(|&(x, y)| point(x, y))
-                .collect();
-            if !pts.is_empty() {
-                series.push(Series {
-                    label: label.to_string(),
-                    colour,
-                    mark: Mark::Points {
-                        size: 5.0,
-                        alpha: 0.8,
-                        shape: Shape::Circle,
-                    },
-                    points: pts,
-                });
-            }
-        }
+        let series = pass_fail_points(&best_by_threshold, |b| b > good);
         fig.panels.push(Panel {
             agent: agent.to_string(),
             series,
