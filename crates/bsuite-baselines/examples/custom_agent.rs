@@ -93,6 +93,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         name: "tabular_q",
         description: "tabular Q-learning over exact observations",
         make: |setup| Box::new(TabularQ::new(setup)),
+        batching: None, // one id at a time (see `BatchAgent` for lockstep batches)
     };
     let results = PathBuf::from("results/tabular_q");
     let options = RunnerOptions {
@@ -101,6 +102,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         overwrite: false, // re-running skips finished ids
         seed: 42,
         num_episodes: None, // the reference's episode counts
+        ..RunnerOptions::default()
     };
     let reports = runner::run_ids(&ids, entry, &options, &Progress::default(), &|report| {
         println!("{report}")

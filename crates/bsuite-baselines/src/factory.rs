@@ -2,7 +2,7 @@
 
 use bsuite_envs::{ActionSpec, BsuiteId, ObservationSpec};
 
-use crate::agent::Agent;
+use crate::agent::{Agent, BatchAgent};
 use crate::random::Random;
 
 /// What an agent is built from: the id it will run on, its specs and the agent seed.
@@ -27,6 +27,20 @@ pub struct AgentEntry {
     pub description: &'static str,
     /// Builds a fresh agent for one bsuite_id.
     pub make: fn(&AgentSetup) -> Box<dyn Agent>,
+    /// How to run many ids as one lockstep batch, for agents that can; `None` runs each id
+    /// on its own.
+    pub batching: Option<Batching>,
+}
+
+/// How an agent runs many bsuite_ids as one [`BatchAgent`], one replica per id. Each
+/// replica must compute exactly what the agent built by [`AgentEntry::make`] computes for
+/// that id alone, so results do not depend on how the runner batches ids.
+#[derive(Clone, Copy)]
+pub struct Batching {
+    /// Ids whose setups have equal keys may share a batch.
+    pub key: fn(&AgentSetup) -> u64,
+    /// Builds one replica per setup, in order.
+    pub make: fn(&[AgentSetup]) -> Box<dyn BatchAgent>,
 }
 
 /// The agents this build provides. The LibTorch agents join this list when the crate is
@@ -37,6 +51,7 @@ pub fn agents() -> Vec<AgentEntry> {
         name: "random",
         description: "uniformly random actions, RandomState(seed).randint(num_actions) per step",
         make: |setup| Box::new(Random::new(setup.action_spec, setup.seed)),
+        batching: None,
     }];
     #[cfg(feature = "tch")]
     agents.extend(crate::tch_agents::entries());

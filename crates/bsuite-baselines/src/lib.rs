@@ -22,5 +22,5 @@ pub mod runner;
 #[cfg(feature = "tch")]
 pub mod tch_agents;
 
-pub use agent::Agent;
-pub use experiment::{run, run_verbose, run_with};
+pub use agent::{Agent, BatchAgent, OneByOne};
+pub use experiment::{run, run_lockstep, run_verbose, run_with};

@@ -1,11 +1,15 @@
 //! Running an agent on many bsuite_ids in parallel, one CSV file per id: the engine behind
 //! `cargo xtask bench-all`.
 //!
-//! Each id runs on its own thread of a rayon pool with the default seeding policy (env seed
-//! = setting index) and a fresh agent. Runs are resumable: an id whose results file already
-//! reached the episode count is skipped, one with a partial file (from a killed run) is run
-//! again from the start, and finished results are only replaced with `overwrite`. A panic
-//! or error in one id is reported with the id and does not stop the others.
+//! Every id gets the default seeding policy (env seed = setting index) and a fresh agent.
+//! Agents that can run many ids as one lockstep batch ([`crate::factory::Batching`]) get
+//! batches of compatible ids; the others run id by id. `jobs` batches run at once, the
+//! most expensive first. Runs are resumable: an id whose results file already reached the
+//! episode count is skipped, one with a partial file (from a killed run) is run again from
+//! the start, and finished results are only replaced with `overwrite`. Since a replica's
+//! results do not depend on its batch, a resumed or sharded sweep writes the same files as
+//! one uninterrupted run. A panic or error in one id is reported with the id and does not
+//! stop the others.
 
 use std::fs;
 use std::io;
@@ -14,14 +18,14 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use bsuite_envs::{BsuiteId, Environment};
 use bsuite_logging::csv_logging::{file_name, CsvLogger};
 use bsuite_logging::Logging;
-use rayon::prelude::*;
 
-use crate::experiment::run_with;
+use crate::experiment::{run_lockstep, run_with, ReplicaEnd};
 use crate::factory::{AgentEntry, AgentSetup};
 
 /// How to run a set of ids.
@@ -29,7 +33,7 @@ use crate::factory::{AgentEntry, AgentSetup};
 pub struct RunnerOptions {
     /// Where the CSV files go (created if missing).
     pub results_dir: PathBuf,
-    /// Ids run at once; 0 means one per available core.
+    /// Batches (or ids) run at once; 0 means one per available core.
     pub jobs: usize,
     /// Replace finished results instead of skipping them.
     pub overwrite: bool,
@@ -37,6 +41,31 @@ pub struct RunnerOptions {
     pub seed: u32,
     /// Episodes per id instead of the reference's `num_episodes`.
     pub num_episodes: Option<usize>,
+    /// Most ids in one lockstep batch, for agents that batch; 0 means
+    /// [`RunnerOptions::DEFAULT_BATCH_SIZE`], 1 runs every id on its own.
+    pub batch_size: usize,
+}
+
+impl RunnerOptions {
+    /// Replicas per batch when `batch_size` is 0: enough to amortise LibTorch's per-call
+    /// cost (about 1.5 µs a call, a dozen calls per step), few enough that a two-core
+    /// sweep still splits into batches that keep both cores busy to the end.
+    pub const DEFAULT_BATCH_SIZE: usize = 32;
+}
+
+impl Default for RunnerOptions {
+    /// `results/`, one job per core, no overwriting, seed 42, the reference's episode
+    /// counts, default batches.
+    fn default() -> Self {
+        RunnerOptions {
+            results_dir: PathBuf::from("results"),
+            jobs: 0,
+            overwrite: false,
+            seed: 42,
+            num_episodes: None,
+            batch_size: 0,
+        }
+    }
 }
 
 /// Counters shared with a progress display while a sweep runs.
@@ -163,7 +192,7 @@ impl FromStr for Shard {
     }
 }
 
-/// Runs `agent` on every id in `ids` (in parallel, `options.jobs` at a time) and returns one
+/// Runs `agent` on every id in `ids` (`options.jobs` batches at a time) and returns one
 /// report per id, in the order of `ids`. `on_done` is called as each id finishes, from the
 /// worker thread.
 pub fn run_ids(
@@ -179,31 +208,183 @@ pub fn run_ids(
             options.results_dir.display()
         )
     })?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.jobs)
-        .thread_name(|i| format!("bsuite-runner-{i}"))
-        .build()
-        .map_err(|e| format!("starting {} worker threads: {e}", options.jobs))?;
-    Ok(pool.install(|| {
-        ids.par_iter()
-            .with_max_len(1)
-            .map(|&id| {
-                progress.ids_running.fetch_add(1, Ordering::Relaxed);
-                let outcome = match catch_unwind(AssertUnwindSafe(|| {
-                    run_one(id, agent, options, progress)
-                })) {
-                    Ok(Ok(outcome)) => outcome,
-                    Ok(Err(message)) => Outcome::Failed(message),
-                    Err(panic) => Outcome::Failed(format!("panicked: {}", panic_message(&panic))),
-                };
-                progress.ids_running.fetch_sub(1, Ordering::Relaxed);
-                progress.ids_done.fetch_add(1, Ordering::Relaxed);
-                let report = IdReport { id, outcome };
-                on_done(&report);
-                report
-            })
-            .collect()
-    }))
+    let reports: Mutex<Vec<Option<IdReport>>> = Mutex::new(vec![None; ids.len()]);
+    let report = |position: usize, report: IdReport| {
+        progress.ids_done.fetch_add(1, Ordering::Relaxed);
+        on_done(&report);
+        reports.lock().unwrap_or_else(|e| e.into_inner())[position] = Some(report);
+    };
+
+    // What each id needs: skipped (complete), failed (unreadable file) or a run.
+    let mut pending = Vec::new();
+    for (position, &id) in ids.iter().enumerate() {
+        match plan(id, options) {
+            Ok(Plan::Skip(outcome)) => report(position, IdReport { id, outcome }),
+            Ok(Plan::Run(run)) => pending.push(Pending { position, id, run }),
+            Err(message) => report(
+                position,
+                IdReport {
+                    id,
+                    outcome: Outcome::Failed(message),
+                },
+            ),
+        }
+    }
+
+    let jobs = if options.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        options.jobs
+    };
+    let work = make_batches(pending, agent, options, jobs);
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for worker in 0..jobs.min(work.len()) {
+            let (work, next, report) = (&work, &next, &report);
+            std::thread::Builder::new()
+                .name(format!("bsuite-runner-{worker}"))
+                .spawn_scoped(scope, move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(batch) = work.get(i) else { break };
+                    run_batch(batch, agent, options, progress, report);
+                })
+                .map_err(|e| format!("starting worker thread {worker}: {e}"))?;
+        }
+        Ok::<(), String>(())
+    })?;
+    let reports = reports.into_inner().unwrap_or_else(|e| e.into_inner());
+    Ok(reports
+        .into_iter()
+        .map(|r| r.expect("every id is reported"))
+        .collect())
+}
+
+/// What an id needs.
+enum Plan {
+    Skip(Outcome),
+    Run(RunPlan),
+}
+
+#[derive(Clone, Copy)]
+struct RunPlan {
+    num_episodes: usize,
+    /// An existing file is replaced.
+    overwrite: bool,
+    replaced_partial: bool,
+}
+
+/// An id waiting to run, at `position` in the caller's list.
+#[derive(Clone, Copy)]
+struct Pending {
+    position: usize,
+    id: BsuiteId,
+    run: RunPlan,
+}
+
+fn plan(id: BsuiteId, options: &RunnerOptions) -> Result<Plan, String> {
+    let num_episodes = options.num_episodes.unwrap_or(id.num_episodes());
+    let mut run = RunPlan {
+        num_episodes,
+        overwrite: options.overwrite,
+        replaced_partial: false,
+    };
+    if !options.overwrite {
+        let path = options.results_dir.join(file_name(&id));
+        match logged_episodes(&path).map_err(|e| format!("{e}; pass --overwrite to replace it"))? {
+            Some(done) if done >= num_episodes as u64 => {
+                return Ok(Plan::Skip(Outcome::Skipped { episodes: done }));
+            }
+            Some(_) => {
+                run.overwrite = true;
+                run.replaced_partial = true;
+            }
+            None => {}
+        }
+    }
+    Ok(Plan::Run(run))
+}
+
+/// The ids to run, in batches that run one after another on a worker, the most expensive
+/// first. Agents without [`Batching`], and `batch_size` 1, give batches of one id.
+fn make_batches(
+    mut pending: Vec<Pending>,
+    agent: AgentEntry,
+    options: &RunnerOptions,
+    jobs: usize,
+) -> Vec<Vec<Pending>> {
+    let max = match options.batch_size {
+        0 => RunnerOptions::DEFAULT_BATCH_SIZE,
+        n => n,
+    };
+    let Some(batching) = agent.batching.filter(|_| max > 1) else {
+        return pending.into_iter().map(|p| vec![p]).collect();
+    };
+    // Ids of one key, longest first, so that a batch's replicas finish at about the same
+    // time; the key is the agent's, computed from the specs.
+    let keyed: Vec<(u64, f64, Pending)> = pending
+        .drain(..)
+        .map(|p| {
+            let key = setup_of(p.id, options)
+                .map(|setup| (batching.key)(&setup))
+                .unwrap_or(u64::MAX);
+            (key, estimated_cost(p.id, p.run.num_episodes), p)
+        })
+        .collect();
+    let mut keys: Vec<u64> = keyed.iter().map(|k| k.0).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut batches: Vec<(f64, Vec<Pending>)> = Vec::new();
+    for key in keys {
+        let mut members: Vec<&(u64, f64, Pending)> = keyed.iter().filter(|k| k.0 == key).collect();
+        members.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.position.cmp(&b.2.position)));
+        // Small selections still spread over every worker.
+        let size = max.min(members.len().div_ceil(jobs)).max(1);
+        for chunk in members.chunks(size) {
+            let cost = chunk.iter().map(|k| k.1).fold(0.0, f64::max) * chunk.len() as f64;
+            batches.push((cost, chunk.iter().map(|k| k.2).collect()));
+        }
+    }
+    batches.sort_by(|a, b| b.0.total_cmp(&a.0));
+    batches.into_iter().map(|(_, batch)| batch).collect()
+}
+
+/// A rough cost of running `id` for `episodes` episodes, only to order batches: the
+/// environment steps a learning agent takes (episode lengths near their limits in the
+/// control tasks), weighted by observation size.
+fn estimated_cost(id: BsuiteId, episodes: usize) -> f64 {
+    let settings = id.settings();
+    let setting = |name: &str| {
+        settings
+            .iter()
+            .find(|(key, _)| *key == name)
+            .map_or(0.0, |(_, value)| value.as_f64())
+    };
+    let name = id.experiment().name;
+    let (length, observation) = match name {
+        n if n.starts_with("bandit") => (1.0, 1.0),
+        n if n.starts_with("mnist") => (1.0, 784.0),
+        n if n.starts_with("catch") => (9.0, 50.0),
+        n if n.starts_with("cartpole") => (800.0, 8.0),
+        n if n.starts_with("mountain_car") => (300.0, 3.0),
+        n if n.starts_with("deep_sea") => (setting("size"), setting("size").powi(2)),
+        "discounting_chain" => (100.0, 2.0),
+        "memory_len" => (setting("memory_length") + 1.0, 3.0),
+        "memory_size" => (3.0, setting("num_bits") + 2.0),
+        "umbrella_length" => (setting("chain_length"), 23.0),
+        "umbrella_distract" => (20.0, setting("n_distractor") + 3.0),
+        _ => (100.0, 10.0),
+    };
+    episodes as f64 * length.max(1.0) * (1.0 + observation / 400.0)
+}
+
+fn setup_of(id: BsuiteId, options: &RunnerOptions) -> Result<AgentSetup, String> {
+    let env = id.load().map_err(|e| e.to_string())?;
+    Ok(AgentSetup {
+        id,
+        observation_spec: env.observation_spec(),
+        action_spec: env.action_spec(),
+        seed: options.seed,
+    })
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
@@ -216,61 +397,136 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-fn run_one(
-    id: BsuiteId,
+type LoggedEnv = Logging<Box<dyn Environment>, CsvLogger>;
+
+/// Runs one batch: one id on its own through the plain run loop (agents without
+/// batching), or every id as a replica of one lockstep batch.
+fn run_batch(
+    batch: &[Pending],
     agent: AgentEntry,
     options: &RunnerOptions,
     progress: &Progress,
-) -> Result<Outcome, String> {
+    report: &(dyn Fn(usize, IdReport) + Sync),
+) {
     let start = Instant::now();
-    let num_episodes = options.num_episodes.unwrap_or(id.num_episodes());
-    let path = options.results_dir.join(file_name(&id));
-    let mut overwrite = options.overwrite;
-    let mut replaced_partial = false;
-    if !overwrite {
-        match logged_episodes(&path).map_err(|e| format!("{e}; pass --overwrite to replace it"))? {
-            Some(done) if done >= num_episodes as u64 => {
-                return Ok(Outcome::Skipped { episodes: done });
-            }
-            Some(_) => {
-                overwrite = true;
-                replaced_partial = true;
-            }
-            None => {}
+    let fail = |p: &Pending, message: String| {
+        report(
+            p.position,
+            IdReport {
+                id: p.id,
+                outcome: Outcome::Failed(message),
+            },
+        )
+    };
+    // Environments and loggers first; an id that cannot start fails alone.
+    let mut members = Vec::with_capacity(batch.len());
+    for p in batch {
+        match open(p, options) {
+            Ok((env, setup)) => members.push((*p, env, setup)),
+            Err(message) => fail(p, message),
         }
     }
-    let env = id.load().map_err(|e| e.to_string())?;
-    let setup = AgentSetup {
-        id,
-        observation_spec: env.observation_spec(),
-        action_spec: env.action_spec(),
-        seed: options.seed,
+    if members.is_empty() {
+        return;
+    }
+    progress
+        .ids_running
+        .fetch_add(members.len(), Ordering::Relaxed);
+    let pendings: Vec<Pending> = members.iter().map(|m| m.0).collect();
+    let finished = Mutex::new(vec![false; members.len()]);
+    let ran = |i: usize, mut env: LoggedEnv, end: ReplicaEnd| {
+        finished.lock().unwrap_or_else(|e| e.into_inner())[i] = true;
+        progress.ids_running.fetch_sub(1, Ordering::Relaxed);
+        let p = &pendings[i];
+        let result = match end.error {
+            Some(error) => Err(error.to_string()),
+            None => env.finish().map_err(|e| e.to_string()),
+        };
+        let outcome = match result {
+            Ok(()) => Outcome::Ran {
+                episodes: end.episodes,
+                steps: end.steps,
+                elapsed: start.elapsed(),
+                replaced_partial: p.run.replaced_partial,
+            },
+            Err(message) => Outcome::Failed(message),
+        };
+        report(p.position, IdReport { id: p.id, outcome });
     };
-    let logger =
-        CsvLogger::create(&id, &options.results_dir, overwrite).map_err(|e| e.to_string())?;
-    let mut env = Logging::new(env, logger).final_episode(num_episodes);
-    let mut agent = (agent.make)(&setup);
-    let mut steps = 0u64;
-    let episodes = run_with(&mut *agent, &mut env, num_episodes, |env, end| {
-        steps += end.steps as u64;
-        progress
-            .steps
-            .fetch_add(end.steps as u64, Ordering::Relaxed);
+    let after_episode = |env: &mut LoggedEnv, steps: usize| {
+        progress.steps.fetch_add(steps as u64, Ordering::Relaxed);
         progress.episodes.fetch_add(1, Ordering::Relaxed);
         if env.error().is_some() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
         }
-    })
-    .map_err(|e| e.to_string())?;
-    env.finish().map_err(|e| e.to_string())?;
-    Ok(Outcome::Ran {
-        episodes,
-        steps,
-        elapsed: start.elapsed(),
-        replaced_partial,
-    })
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| match agent.batching {
+        Some(batching) if options.batch_size != 1 => {
+            let setups: Vec<AgentSetup> = members.iter().map(|m| m.2.clone()).collect();
+            let episodes: Vec<usize> = pendings.iter().map(|p| p.run.num_episodes).collect();
+            let envs: Vec<LoggedEnv> = members.into_iter().map(|m| m.1).collect();
+            let mut agent = (batching.make)(&setups);
+            run_lockstep(
+                &mut *agent,
+                envs,
+                &episodes,
+                |_, env, end| after_episode(env, end.steps),
+                ran,
+            );
+        }
+        _ => {
+            for (i, (p, mut env, setup)) in members.into_iter().enumerate() {
+                let mut agent = (agent.make)(&setup);
+                let mut steps = 0u64;
+                let result = run_with(&mut *agent, &mut env, p.run.num_episodes, |env, end| {
+                    steps += end.steps as u64;
+                    after_episode(env, end.steps)
+                });
+                let (episodes, error) = match result {
+                    Ok(episodes) => (episodes, None),
+                    Err(error) => (0, Some(error)),
+                };
+                ran(
+                    i,
+                    env,
+                    ReplicaEnd {
+                        episodes,
+                        steps,
+                        error,
+                    },
+                );
+            }
+        }
+    }));
+    if let Err(panic) = outcome {
+        let message = format!("panicked: {}", panic_message(&panic));
+        let finished = finished.lock().unwrap_or_else(|e| e.into_inner());
+        for (p, done) in pendings.iter().zip(finished.iter()) {
+            if !done {
+                progress.ids_running.fetch_sub(1, Ordering::Relaxed);
+                fail(p, message.clone());
+            }
+        }
+    }
+}
+
+/// The logged environment and agent setup of an id about to run.
+fn open(p: &Pending, options: &RunnerOptions) -> Result<(LoggedEnv, AgentSetup), String> {
+    let env = p.id.load().map_err(|e| e.to_string())?;
+    let setup = AgentSetup {
+        id: p.id,
+        observation_spec: env.observation_spec(),
+        action_spec: env.action_spec(),
+        seed: options.seed,
+    };
+    let logger = CsvLogger::create(&p.id, &options.results_dir, p.run.overwrite)
+        .map_err(|e| e.to_string())?;
+    Ok((
+        Logging::new(env, logger).final_episode(p.run.num_episodes),
+        setup,
+    ))
 }
 
 /// The last logged episode of a bsuite results file: `None` if there is no file, `Some(0)`

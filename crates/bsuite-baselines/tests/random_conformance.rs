@@ -12,8 +12,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use bsuite_baselines::factory;
+use bsuite_baselines::factory::{self, AgentEntry, AgentSetup, Batching};
+use bsuite_baselines::random::Random;
 use bsuite_baselines::runner::{run_ids, Outcome, Progress, RunnerOptions};
+use bsuite_baselines::{BatchAgent, OneByOne};
 use bsuite_envs::BsuiteId;
 use bsuite_logging::csv_logging::file_name;
 
@@ -44,14 +46,22 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn run_random(ids: &[BsuiteId], dir: &Path, num_episodes: Option<usize>) {
+    run_agent(factory::agent("random").unwrap(), ids, dir, num_episodes, 0);
+}
+
+fn run_agent(
+    agent: AgentEntry,
+    ids: &[BsuiteId],
+    dir: &Path,
+    num_episodes: Option<usize>,
+    batch_size: usize,
+) {
     let options = RunnerOptions {
         results_dir: dir.to_owned(),
-        jobs: 0,
-        overwrite: false,
-        seed: 42,
         num_episodes,
+        batch_size,
+        ..RunnerOptions::default()
     };
-    let agent = factory::agent("random").unwrap();
     let reports = run_ids(ids, agent, &options, &Progress::default(), &|_| {}).unwrap();
     for report in reports {
         assert!(matches!(report.outcome, Outcome::Ran { .. }), "{report}");
@@ -107,6 +117,37 @@ fn reproduces_cheap_ids_in_full_and_the_start_of_the_others() {
         assert_eq!(rows.len(), 23, "{id}");
         assert_eq!(rows, ref_rows[..23], "{id}");
     }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The random agent as lockstep replicas, so the batched runner must match the reference.
+fn batched_random() -> AgentEntry {
+    AgentEntry {
+        batching: Some(Batching {
+            key: |setup: &AgentSetup| setup.action_spec.num_actions as u64 % 2,
+            make: |setups: &[AgentSetup]| -> Box<dyn BatchAgent> {
+                let agents = setups
+                    .iter()
+                    .map(|s| Random::new(s.action_spec, s.seed))
+                    .collect();
+                Box::new(OneByOne(agents))
+            },
+        }),
+        ..factory::agent("random").unwrap()
+    }
+}
+
+#[test]
+fn lockstep_batches_reproduce_the_reference_too() {
+    let cheap: Vec<BsuiteId> = fixture_ids()
+        .into_iter()
+        .filter(|&(_, steps)| steps <= 50_000)
+        .map(|(id, _)| id)
+        .collect();
+    assert!(cheap.len() >= 30, "{}", cheap.len());
+    let dir = scratch("batched");
+    run_agent(batched_random(), &cheap, &dir, None, 7);
+    check_full(&cheap, &dir);
     fs::remove_dir_all(&dir).unwrap();
 }
 
