@@ -57,7 +57,7 @@ enum Command {
     },
     /// Run an agent on many bsuite_ids (default: all 468) in parallel, one bsuite CSV per id;
     /// resumable (finished ids are skipped) and shardable (always built with optimisations).
-    BenchAll(bench_all::BenchAllArgs),
+    BenchAll(bsuite_baselines::sweep::SweepArgs),
     /// Score results directories (bsuite CSVs) as bsuite does: per experiment, tag and id.
     Score(score::ScoreArgs),
     /// Write the report of one or more results directories: summary and per-experiment
@@ -119,7 +119,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::Bench { target } => bench::run(target),
         Command::BenchAll(args) => {
             if libtorch::TCH_AGENTS.contains(&args.agent.as_str()) {
-                return libtorch::forward_bench_all(args.device == "cuda");
+                libtorch::forward_bench_all(args.device.starts_with("cuda"))?;
+                if !args.no_score {
+                    bench_all::print_scores(&args.results_dir());
+                }
+                return Ok(());
             }
             if bench::reexec_optimised()? {
                 return Ok(());

@@ -19,6 +19,7 @@ pub mod experiment;
 pub mod factory;
 pub mod random;
 pub mod runner;
+pub mod sweep;
 #[cfg(feature = "tch")]
 pub mod tch_agents;
 

@@ -1,0 +1,307 @@
+//! A sweep from the command line: the options `cargo xtask bench-all` and `bsuite-run`
+//! share, the progress display, and the closing summary.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use bsuite_envs::{BsuiteId, IdError};
+
+use crate::factory::AgentEntry;
+use crate::runner::{self, IdReport, Outcome, Progress, RunnerOptions, Shard};
+
+/// The options of a sweep, as `cargo xtask bench-all` and `bsuite-run` take them.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct SweepArgs {
+    /// The agent: random, dqn, boot_dqn, actor_critic or actor_critic_rnn.
+    pub agent: String,
+    /// What to run: bsuite_ids (catch/0), experiments (catch), tags (memory), SWEEP or
+    /// TESTING. Default: SWEEP (all 468 ids).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, num_args = 1.., value_name = "ID|EXPERIMENT|TAG|SWEEP|TESTING")
+    )]
+    pub ids: Vec<String>,
+    /// Results directory (default: results/<agent>).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
+    pub results: Option<PathBuf>,
+    /// Batches of ids run at once (default: one per core).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0))]
+    pub jobs: usize,
+    /// Re-run ids whose results file is already complete, replacing it.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub overwrite: bool,
+    /// The agent seed, the same for every id.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 42))]
+    pub seed: u32,
+    /// Episodes per id instead of the reference's counts.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
+    pub num_episodes: Option<usize>,
+    /// Run only shard I of N (0-based) of the selected ids, e.g. 0/4, to split a sweep over
+    /// machines; the shards' results directories merge by copying.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "I/N"))]
+    pub shard: Option<Shard>,
+    /// Most ids per lockstep batch for agents that batch (dqn); 1 runs ids one by one.
+    /// Results are the same either way. Default: 32.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0, value_name = "N"))]
+    pub batch_size: usize,
+    /// Print one line per finished id instead of a progress bar (the default when standard
+    /// error is not a terminal).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub plain: bool,
+    /// Do not print the bsuite scores of the results directory at the end.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub no_score: bool,
+    /// Where the LibTorch agents compute: cpu, cuda or cuda:N (cuda needs an NVIDIA GPU);
+    /// other agents ignore it.
+    #[cfg_attr(feature = "cli", arg(long, default_value = "cpu"))]
+    pub device: String,
+}
+
+impl SweepArgs {
+    /// The results directory: `--results`, else `results/<agent>`.
+    pub fn results_dir(&self) -> PathBuf {
+        self.results
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("results").join(&self.agent))
+    }
+
+    /// The runner options these arguments ask for.
+    pub fn runner_options(&self) -> RunnerOptions {
+        RunnerOptions {
+            results_dir: self.results_dir(),
+            jobs: self.jobs,
+            overwrite: self.overwrite,
+            seed: self.seed,
+            num_episodes: self.num_episodes,
+            batch_size: self.batch_size,
+        }
+    }
+
+    /// The ids to run: the selectors resolved, then this shard of them.
+    pub fn ids(&self) -> Result<Vec<BsuiteId>, IdError> {
+        let ids = select_ids(&self.ids)?;
+        Ok(match self.shard {
+            Some(shard) => shard.select(&ids),
+            None => ids,
+        })
+    }
+}
+
+/// Resolves selectors (ids, experiments, tags, `SWEEP`, `TESTING`) to ids in sweep order
+/// without duplicates; no selectors means all 468 ids.
+///
+/// ```
+/// let ids = bsuite_baselines::sweep::select_ids(&["catch/3".into(), "bandit".into()]).unwrap();
+/// assert_eq!(ids.len(), 21);
+/// assert_eq!(ids[0].to_string(), "bandit/0");
+/// ```
+pub fn select_ids(selectors: &[String]) -> Result<Vec<BsuiteId>, IdError> {
+    let mut ids = Vec::new();
+    if selectors.is_empty() {
+        ids.extend(bsuite_envs::sweep());
+    }
+    for selector in selectors {
+        ids.extend(bsuite_envs::select(selector)?);
+    }
+    ids.sort();
+    ids.dedup();
+    Ok(ids)
+}
+
+/// Runs a sweep of `agent` as `args` say, showing progress on standard error (a live bar
+/// on a terminal, else one line per finished id on standard output), then a summary line.
+/// `name` prefixes the messages. Fails, after the summary, when any id failed; the other
+/// ids' results are kept.
+pub fn run_sweep(name: &str, agent: AgentEntry, args: &SweepArgs) -> Result<Vec<IdReport>, String> {
+    let ids = args.ids().map_err(|e| e.to_string())?;
+    let options = args.runner_options();
+    let plain = args.plain || !std::io::stderr().is_terminal();
+    let mut notes = vec![format!("seed {}", args.seed)];
+    if args.device != "cpu" {
+        notes.push(format!("device {}", args.device));
+    }
+    if let Some(shard) = args.shard {
+        notes.push(format!("shard {}/{}", shard.index, shard.count));
+    }
+    eprintln!(
+        "{name}: {} on {} ids into {} ({})",
+        agent.name,
+        ids.len(),
+        options.results_dir.display(),
+        notes.join(", ")
+    );
+    let progress = Progress::default();
+    let start = Instant::now();
+    let display = Display::new(ids.len(), plain);
+    let reports = std::thread::scope(|scope| {
+        let ticker = (!plain).then(|| scope.spawn(|| display.tick_until_done(&progress, start)));
+        let reports = runner::run_ids(&ids, agent, &options, &progress, &|report| {
+            display.finished(report)
+        });
+        display.close();
+        if let Some(ticker) = ticker {
+            let _ = ticker.join();
+        }
+        reports
+    })?;
+    summarise(name, &reports, start.elapsed(), &options.results_dir)?;
+    Ok(reports)
+}
+
+fn summarise(
+    name: &str,
+    reports: &[IdReport],
+    elapsed: Duration,
+    results_dir: &Path,
+) -> Result<(), String> {
+    let (mut ran, mut skipped, mut steps) = (0, 0, 0u64);
+    let mut failed = Vec::new();
+    for report in reports {
+        match &report.outcome {
+            Outcome::Ran { steps: s, .. } => {
+                ran += 1;
+                steps += s;
+            }
+            Outcome::Skipped { .. } => skipped += 1,
+            Outcome::Failed(_) => failed.push(report),
+        }
+    }
+    let secs = elapsed.as_secs_f64();
+    eprintln!(
+        "{name}: ran {ran}, skipped {skipped} (already complete), failed {} of {} ids; \
+         {steps} steps in {secs:.1} s ({:.0} steps/s); results in {}",
+        failed.len(),
+        reports.len(),
+        steps as f64 / secs.max(1e-9),
+        results_dir.display()
+    );
+    if failed.is_empty() {
+        return Ok(());
+    }
+    for report in &failed {
+        eprintln!("  {report}");
+    }
+    Err(format!(
+        "{} id(s) failed: {}; the other ids' results are kept, and re-running resumes",
+        failed.len(),
+        failed
+            .iter()
+            .map(|r| r.id.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// A progress bar on a terminal, or one line per finished id otherwise.
+struct Display {
+    bar: Option<indicatif::ProgressBar>,
+    done: Mutex<bool>,
+    wake: Condvar,
+}
+
+impl Display {
+    fn new(num_ids: usize, plain: bool) -> Self {
+        let bar = (!plain).then(|| {
+            let bar = indicatif::ProgressBar::new(num_ids as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} ids, {msg}, ETA {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            bar
+        });
+        Display {
+            bar,
+            done: Mutex::new(false),
+            wake: Condvar::new(),
+        }
+    }
+
+    fn finished(&self, report: &IdReport) {
+        match &self.bar {
+            Some(bar) => {
+                bar.inc(1);
+                if matches!(report.outcome, Outcome::Failed(_)) {
+                    bar.println(report.to_string());
+                }
+            }
+            None => println!("{report}"),
+        }
+    }
+
+    fn tick_until_done(&self, progress: &Progress, start: Instant) {
+        let Some(bar) = &self.bar else { return };
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        while !*done {
+            let secs = start.elapsed().as_secs_f64().max(1e-9);
+            let running = progress.ids_running.load(Ordering::Relaxed);
+            let left = (bar.length().unwrap_or(0)).saturating_sub(bar.position() + running as u64);
+            bar.set_message(format!(
+                "{running} running, {left} left, {:.0} episodes/s, {:.0} steps/s",
+                progress.episodes.load(Ordering::Relaxed) as f64 / secs,
+                progress.steps.load(Ordering::Relaxed) as f64 / secs,
+            ));
+            done = self
+                .wake
+                .wait_timeout(done, Duration::from_millis(200))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        bar.finish_and_clear();
+    }
+
+    fn close(&self) {
+        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.wake.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selectors_are_merged_in_sweep_order() {
+        let ids = select_ids(&["catch/3".into(), "bandit".into(), "catch/3".into()]).unwrap();
+        assert_eq!(ids.len(), 21);
+        assert_eq!(ids[0].to_string(), "bandit/0");
+        assert_eq!(select_ids(&[]).unwrap().len(), 468);
+        let err = select_ids(&["nope".into()]).unwrap_err().to_string();
+        assert!(err.contains("'nope' is not a bsuite_id"), "{err}");
+    }
+
+    #[test]
+    fn shards_and_defaults_come_from_the_arguments() {
+        let args = SweepArgs {
+            agent: "random".into(),
+            ids: vec!["catch".into()],
+            results: None,
+            jobs: 0,
+            overwrite: false,
+            seed: 42,
+            num_episodes: None,
+            shard: Some("1/4".parse().unwrap()),
+            batch_size: 0,
+            plain: true,
+            no_score: false,
+            device: "cpu".into(),
+        };
+        assert_eq!(args.results_dir(), PathBuf::from("results/random"));
+        let ids: Vec<String> = args
+            .ids()
+            .unwrap()
+            .iter()
+            .map(|id| id.to_string())
+            .collect();
+        assert_eq!(
+            ids,
+            ["catch/1", "catch/5", "catch/9", "catch/13", "catch/17"]
+        );
+    }
+}
