@@ -3,6 +3,11 @@
 //! `cargo test -p bsuite-baselines --features tch --release`).
 #![cfg(feature = "tch")]
 
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
 use bsuite_baselines::factory::{self, AgentSetup};
 use bsuite_baselines::runner::{self, Outcome, Progress, RunnerOptions};
 use bsuite_baselines::tch_agents;
@@ -115,9 +120,9 @@ fn same_seed_same_csv_other_seed_other_csv() {
             let options = RunnerOptions {
                 results_dir: root.join(agent).join(dir),
                 jobs: 2,
-                overwrite: false,
                 seed,
                 num_episodes: Some(40),
+                ..RunnerOptions::default()
             };
             let entry = factory::agent(agent).unwrap();
             let reports =
@@ -159,4 +164,160 @@ fn unknown_agents_are_named() {
     let err = factory::agent("dqm").err().unwrap().to_string();
     assert!(err.contains("unknown agent 'dqm'"), "{err}");
     assert!(err.contains("boot_dqn"), "{err}");
+}
+
+/// Ids with every observation size, action count and episode length bsuite has in little:
+/// replicas of one batch finish at different times, and some pad more than others.
+const MIXED: [&str; 9] = [
+    "catch/0",
+    "catch/1",
+    "bandit_noise/3",
+    "deep_sea/2",
+    "mnist/0",
+    "cartpole/0",
+    "memory_size/5",
+    "umbrella_distract/4",
+    "discounting_chain/1",
+];
+
+/// The results files of `dir` by name (temporary files left by a kill are not results).
+fn csv_files(dir: &Path) -> BTreeMap<String, String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|entry| {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            name.ends_with(".csv")
+                .then(|| (name, std::fs::read_to_string(&path).unwrap()))
+        })
+        .collect()
+}
+
+/// The rows of a CSV as numbers (a partial file may still render a column as int that
+/// the full one renders as float).
+fn rows(text: &str) -> Vec<Vec<f64>> {
+    text.lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|c| c.parse().unwrap()).collect())
+        .collect()
+}
+
+fn run_dqn(dir: &Path, batch_size: usize, jobs: usize) {
+    let ids: Vec<BsuiteId> = MIXED.iter().map(|id| id.parse().unwrap()).collect();
+    let options = RunnerOptions {
+        results_dir: dir.to_owned(),
+        jobs,
+        num_episodes: Some(60),
+        batch_size,
+        ..RunnerOptions::default()
+    };
+    let entry = factory::agent("dqn").unwrap();
+    let reports = runner::run_ids(&ids, entry, &options, &Progress::default(), &|_| {}).unwrap();
+    for report in &reports {
+        assert!(matches!(report.outcome, Outcome::Ran { .. }), "{report}");
+    }
+}
+
+#[test]
+fn dqn_replicas_in_a_batch_compute_what_they_compute_alone() {
+    let root = std::env::temp_dir().join(format!("bsuite-tch-batch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    // One by one (each id its own agent), then batches of 4, 2 and all 9 ids.
+    run_dqn(&root.join("alone"), 1, 2);
+    let alone = csv_files(&root.join("alone"));
+    assert_eq!(alone.len(), MIXED.len());
+    for (batch_size, jobs) in [(4, 2), (2, 1), (9, 1)] {
+        let dir = root.join(format!("batch-{batch_size}"));
+        run_dqn(&dir, batch_size, jobs);
+        let batched = csv_files(&dir);
+        for (name, text) in &alone {
+            assert_eq!(
+                batched.get(name),
+                Some(text),
+                "{name} differs with batches of {batch_size}"
+            );
+        }
+    }
+    // The learner really learned something: the DQN is not acting at random on catch.
+    let catch = &alone["bsuite_id_-_catch-0.csv"];
+    assert!(catch.lines().count() > 10);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+fn bsuite_run(dir: &Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bsuite-run"));
+    cmd.args([
+        "dqn",
+        "--plain",
+        "--jobs",
+        "2",
+        "--num-episodes",
+        "60",
+        "--results",
+    ])
+    .arg(dir)
+    .arg("--ids")
+    .args(MIXED)
+    .args(extra)
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    cmd
+}
+
+#[test]
+fn killed_and_sharded_dqn_sweeps_end_with_the_files_of_one_run() {
+    let root = std::env::temp_dir().join(format!("bsuite-tch-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let whole = root.join("whole");
+    assert!(bsuite_run(&whole, &[]).status().unwrap().success());
+    let expected = csv_files(&whole);
+    assert_eq!(expected.len(), MIXED.len());
+
+    // SIGKILL at moments spread over a run, then resume to the end.
+    let killed = root.join("killed");
+    let started = Instant::now();
+    let mut child = bsuite_run(&killed, &[]).spawn().unwrap();
+    assert!(child.wait().unwrap().success());
+    let full_run = started.elapsed();
+    let _ = std::fs::remove_dir_all(&killed);
+    // Each resumed run goes a little further before it is killed again.
+    for fraction in [0.3, 0.35, 0.4] {
+        let mut child = bsuite_run(&killed, &[]).spawn().unwrap();
+        std::thread::sleep(full_run.mul_f64(fraction));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // Whatever is there is the uninterrupted run's file or its first rows.
+        if killed.exists() {
+            let files = csv_files(&killed);
+            let complete = files
+                .iter()
+                .filter(|(name, text)| expected[*name] == **text);
+            println!(
+                "killed at {fraction}: {} files, {} complete",
+                files.len(),
+                complete.count()
+            );
+            for (name, text) in files {
+                let (ours, whole) = (rows(&text), rows(&expected[&name]));
+                assert_eq!(ours[..], whole[..ours.len()], "{name}: not a prefix");
+            }
+        }
+    }
+    assert!(bsuite_run(&killed, &[]).status().unwrap().success());
+    assert_eq!(csv_files(&killed), expected, "resumed run differs");
+
+    // Three shards as three processes into one directory.
+    let sharded = root.join("sharded");
+    let children: Vec<_> = (0..3)
+        .map(|i| {
+            bsuite_run(&sharded, &["--shard", &format!("{i}/3")])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    assert_eq!(csv_files(&sharded), expected, "sharded run differs");
+    std::fs::remove_dir_all(&root).unwrap();
 }

@@ -30,10 +30,13 @@ mod actor_critic;
 mod actor_critic_rnn;
 mod boot_dqn;
 mod dqn;
+mod dqn_replicas;
+mod host;
 mod nets;
 mod q_ensemble;
 mod replay;
 mod sequence;
+mod sparse_replay;
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -41,9 +44,11 @@ pub use actor_critic::{ActorCritic, ActorCriticConfig};
 pub use actor_critic_rnn::{ActorCriticRnn, ActorCriticRnnConfig};
 pub use boot_dqn::{BootDqn, BootDqnConfig};
 pub use dqn::{Dqn, DqnConfig};
+pub use dqn_replicas::{DqnReplicas, ReplicaSpec};
 pub use tch::Device;
 
-use crate::factory::{AgentEntry, AgentSetup};
+use crate::agent::{Agent, BatchAgent, OneByOne};
+use crate::factory::{AgentEntry, AgentSetup, Batching};
 
 /// The device of agents built through [`entries`]: -1 for the CPU, else a CUDA index.
 static DEVICE: AtomicI64 = AtomicI64::new(-1);
@@ -108,21 +113,59 @@ pub(crate) fn init_threads() {
     tch::set_num_threads(1);
 }
 
+fn replica_spec(setup: &AgentSetup) -> ReplicaSpec {
+    ReplicaSpec {
+        observation_spec: setup.observation_spec.clone(),
+        action_spec: setup.action_spec,
+        seed: setup.seed,
+    }
+}
+
+/// DQN by name: on the CPU the lockstep engine (one replica, or a batch), elsewhere the
+/// tensor implementation, one agent per id.
+fn make_dqn(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
+    if device() == Device::Cpu {
+        let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
+        return Box::new(DqnReplicas::new(DqnConfig::default(), &specs));
+    }
+    let agents = setups
+        .iter()
+        .map(|s| {
+            Dqn::new(
+                &s.observation_spec,
+                &s.action_spec,
+                DqnConfig::default(),
+                s.seed,
+                device(),
+            )
+        })
+        .collect();
+    Box::new(OneByOne(agents))
+}
+
 /// The LibTorch agents by name, for [`crate::factory`].
 pub fn entries() -> Vec<AgentEntry> {
     vec![
         AgentEntry {
             name: "dqn",
             description: "DQN: MLP[64,64], Adam 1e-3, batch 32, replay 10000, ε 0.05 (LibTorch)",
-            make: |s: &AgentSetup| {
-                Box::new(Dqn::new(
-                    &s.observation_spec,
-                    &s.action_spec,
-                    DqnConfig::default(),
-                    s.seed,
-                    device(),
-                ))
+            make: |s: &AgentSetup| -> Box<dyn Agent> {
+                if device() == Device::Cpu {
+                    Box::new(DqnReplicas::new(DqnConfig::default(), &[replica_spec(s)]))
+                } else {
+                    Box::new(Dqn::new(
+                        &s.observation_spec,
+                        &s.action_spec,
+                        DqnConfig::default(),
+                        s.seed,
+                        device(),
+                    ))
+                }
             },
+            batching: Some(Batching {
+                key: |s| DqnReplicas::batch_key(&s.action_spec),
+                make: make_dqn,
+            }),
         },
         AgentEntry {
             name: "boot_dqn",
@@ -136,6 +179,7 @@ pub fn entries() -> Vec<AgentEntry> {
                     device(),
                 ))
             },
+            batching: None,
         },
         AgentEntry {
             name: "actor_critic",
@@ -149,6 +193,7 @@ pub fn entries() -> Vec<AgentEntry> {
                     device(),
                 ))
             },
+            batching: None,
         },
         AgentEntry {
             name: "actor_critic_rnn",
@@ -162,6 +207,7 @@ pub fn entries() -> Vec<AgentEntry> {
                     device(),
                 ))
             },
+            batching: None,
         },
     ]
 }
