@@ -13,11 +13,12 @@ use clap::Subcommand;
 pub enum BenchTarget {
     /// Scoring speed on a full 468-id sweep directory, ours and ref_score.py's side by side.
     Score(crate::bench_score::BenchScoreArgs),
-    /// Agent steps per second (select_action + update) of the LibTorch agents on catch/0,
-    /// and the projected wall time of a full dqn sweep (runs bsuite-bench-agents, built
-    /// against LibTorch; pass its options after `--`, e.g. `-- --agents dqn --steps 5000`).
+    /// Agent steps per second (select_action + env step + update) of the LibTorch agents on
+    /// catch: one agent at a time, and for dqn also its 20 seeds as one lockstep batch,
+    /// side by side (runs bsuite-bench-agents, built against LibTorch; pass its options
+    /// after `--`, e.g. `-- --agents dqn --ids deep_sea --steps 5000`).
     Agents {
-        /// Options of bsuite-bench-agents (default: `--project dqn`).
+        /// Options of bsuite-bench-agents (default: dqn and boot_dqn on catch).
         #[arg(
             trailing_var_arg = true,
             allow_hyphen_values = true,

@@ -348,15 +348,10 @@ pub fn forward_bench_all(cuda: bool) -> Result<()> {
     run_tch_bin("bsuite-run", &args, cuda)
 }
 
-/// `cargo xtask bench agents [-- ARGS...]`: bsuite-bench-agents, by default with the
-/// projection of a full dqn sweep.
+/// `cargo xtask bench agents [-- ARGS...]`: bsuite-bench-agents, by default dqn and
+/// boot_dqn on catch, one by one and batched.
 pub fn bench_agents(args: &[OsString]) -> Result<()> {
-    let default = [OsString::from("--project"), OsString::from("dqn")];
-    run_tch_bin(
-        "bsuite-bench-agents",
-        if args.is_empty() { &default } else { args },
-        false,
-    )
+    run_tch_bin("bsuite-bench-agents", args, false)
 }
 
 /// `cargo xtask libtorch [CARGO ARGS...]`: provision, then print the environment for plain

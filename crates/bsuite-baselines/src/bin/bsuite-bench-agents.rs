@@ -1,39 +1,35 @@
 //! `bsuite-bench-agents`: agent steps per second (select_action + env step + update) of
-//! the LibTorch agents, and the projected wall time of a full sweep. Run it through
-//! `cargo xtask bench agents`, which builds it optimised against LibTorch.
+//! the LibTorch agents, one agent at a time and, for agents that batch, as lockstep
+//! replicas side by side. Run it through `cargo xtask bench agents`, which builds it
+//! optimised against LibTorch.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
-use bsuite_baselines::factory::{self, AgentEntry, AgentSetup};
-use bsuite_baselines::random::Random;
-use bsuite_baselines::Agent;
+use bsuite_baselines::factory::{self, AgentSetup};
+use bsuite_baselines::tch_agents::{Device, Dqn, DqnConfig};
+use bsuite_baselines::{Agent, BatchAgent};
 use bsuite_envs::{BsuiteId, Environment, TimeStep};
 use clap::Parser;
 
-/// Agent throughput on bsuite ids, and a projection of a full sweep's wall time.
+/// Agent throughput on bsuite ids: one by one, and batched where the agent batches.
 #[derive(Parser, Debug)]
 #[command(name = "bsuite-bench-agents")]
 struct Args {
-    /// Agents to time.
+    /// Agents to time (by name), one agent at a time on the first id; agents that batch
+    /// also as one batch over all ids.
     #[arg(long, num_args = 1.., default_values_t = ["dqn".to_string(), "boot_dqn".to_string()])]
     agents: Vec<String>,
-    /// Ids to time them on.
-    #[arg(long, num_args = 1.., default_values_t = ["catch/0".to_string()])]
+    /// Ids to time them on: ids, experiments or tags (default: catch, its 20 seeds).
+    #[arg(long, num_args = 1.., default_values_t = ["catch".to_string()])]
     ids: Vec<String>,
-    /// Steps run before timing starts (past the replay warm-up, so SGD runs every step).
+    /// Agent steps run before timing starts (past the replay warm-up, so SGD runs every
+    /// step).
     #[arg(long, default_value_t = 500)]
     warmup: usize,
-    /// Timed steps.
+    /// Timed agent steps (per replica when batched).
     #[arg(long, default_value_t = 3000)]
     steps: usize,
-    /// Also project the wall time of a full 468-id sweep of this agent (timing it on the
-    /// first id of every experiment).
-    #[arg(long, value_name = "AGENT")]
-    project: Option<String>,
-    /// Cores the projection assumes (ids run in parallel, one per core).
-    #[arg(long, default_value_t = 2)]
-    cores: usize,
 }
 
 /// Nanoseconds this thread has run on a CPU (Linux's schedstat), so that a busy machine
@@ -43,7 +39,7 @@ fn thread_cpu_ns() -> Option<u64> {
     text.split_whitespace().next()?.parse().ok()
 }
 
-/// Steps per second of one agent, by wall clock and by this thread's CPU time.
+/// Agent steps per second, by wall clock and by this thread's CPU time.
 #[derive(Clone, Copy)]
 struct Rate {
     wall: f64,
@@ -57,125 +53,135 @@ impl Rate {
     }
 }
 
-/// Steps per second of `agent` on `id`, counting select_action, the env step and update.
-fn steps_per_second(entry: AgentEntry, id: BsuiteId, warmup: usize, steps: usize) -> Rate {
-    let mut env = id.load().expect("registry ids load");
+fn setup(id: BsuiteId) -> (Box<dyn Environment>, AgentSetup) {
+    let env = id.load().expect("registry ids load");
     let setup = AgentSetup {
         id,
         observation_spec: env.observation_spec(),
         action_spec: env.action_spec(),
         seed: 0,
     };
-    let mut agent = (entry.make)(&setup);
-    let mut ts = TimeStep::default();
-    let mut new_ts = TimeStep::default();
-    env.reset_into(&mut ts);
+    (env, setup)
+}
+
+/// Times `steps` lockstep rounds of `agent` over `envs` after `warmup` rounds; an episode
+/// that ends is reset at once. The rate counts agent steps over all replicas.
+fn time_rounds(
+    agent: &mut dyn BatchAgent,
+    envs: &mut [Box<dyn Environment>],
+    warmup: usize,
+    steps: usize,
+) -> Rate {
+    let n = envs.len();
+    let mut ts: Vec<TimeStep> = envs.iter_mut().map(|env| env.reset()).collect();
+    let mut new_ts = vec![TimeStep::default(); n];
+    let mut actions = vec![0; n];
     let mut start = Instant::now();
     let mut cpu_start = thread_cpu_ns();
-    for step in 0..warmup + steps {
-        if step == warmup {
+    for round in 0..warmup + steps {
+        if round == warmup {
             start = Instant::now();
             cpu_start = thread_cpu_ns();
         }
-        let action = agent.select_action(&ts);
-        env.step_into(action, &mut new_ts).expect("valid action");
-        agent.update(&ts, action, &new_ts);
+        agent.select_actions(&ts, &mut actions);
+        for (i, env) in envs.iter_mut().enumerate() {
+            env.step_into(actions[i], &mut new_ts[i])
+                .expect("valid action");
+        }
+        agent.update(&ts, &actions, &new_ts);
         std::mem::swap(&mut ts, &mut new_ts);
-        if ts.last() {
-            env.reset_into(&mut ts);
+        for (env, t) in envs.iter_mut().zip(&mut ts) {
+            if t.last() {
+                env.reset_into(t);
+            }
         }
     }
-    let wall = steps as f64 / start.elapsed().as_secs_f64();
+    let total = (steps * n) as f64;
+    let wall = total / start.elapsed().as_secs_f64();
     let cpu = match (cpu_start, thread_cpu_ns()) {
-        (Some(a), Some(b)) if b > a => Some(steps as f64 / ((b - a) as f64 * 1e-9)),
+        (Some(a), Some(b)) if b > a => Some(total / ((b - a) as f64 * 1e-9)),
         _ => None,
     };
     Rate { wall, cpu }
 }
 
-/// Mean episode length of `id` under the random policy, from a few episodes.
-fn random_episode_length(id: BsuiteId, episodes: usize) -> f64 {
-    let mut env = id.load().expect("registry ids load");
-    let mut agent = Random::new(env.action_spec(), 0);
-    let mut total = 0usize;
-    for _ in 0..episodes {
-        let mut ts = env.reset();
-        while !ts.last() {
-            let action = agent.select_action(&ts);
-            ts = env.step(action).expect("valid action");
-            total += 1;
-        }
+/// One agent as a batch of one.
+struct Single(Box<dyn Agent>);
+
+impl BatchAgent for Single {
+    fn len(&self) -> usize {
+        1
     }
-    total as f64 / episodes as f64
+    fn select_actions(&mut self, timesteps: &[TimeStep], actions: &mut [usize]) {
+        actions[0] = self.0.select_action(&timesteps[0]);
+    }
+    fn update(&mut self, timesteps: &[TimeStep], actions: &[usize], new_timesteps: &[TimeStep]) {
+        self.0.update(&timesteps[0], actions[0], &new_timesteps[0]);
+    }
+    fn retain(&mut self, _keep: &[bool]) {}
 }
 
-fn project(entry: AgentEntry, args: &Args) {
+fn print_row(agent: &str, how: &str, rate: Rate, baseline: Option<f64>) {
+    let cpu = rate.cpu.map_or("n/a".to_string(), |r| format!("{r:.0}"));
+    let us = 1e6 / rate.best();
+    let ratio = baseline.map_or(String::new(), |b| format!("{:.1}x", rate.best() / b));
     println!(
-        "\nprojection of a full {} sweep (468 ids, reference episode counts) on {} cores:",
-        entry.name, args.cores
-    );
-    println!(
-        "{:<22} {:>4} {:>13} {:>13} {:>11}",
-        "experiment", "ids", "steps (est.)", "cpu step/s", "serial (s)"
-    );
-    let (mut total_steps, mut total_secs) = (0.0, 0.0);
-    for experiment in bsuite_envs::experiments() {
-        let ids: Vec<BsuiteId> = experiment.ids().collect();
-        let steps: f64 = ids
-            .iter()
-            .map(|&id| random_episode_length(id, 10) * id.num_episodes() as f64)
-            .sum();
-        let rate = steps_per_second(entry, ids[0], args.warmup, args.steps / 3).best();
-        total_steps += steps;
-        total_secs += steps / rate;
-        println!(
-            "{:<22} {:>4} {:>13.0} {:>13.0} {:>11.0}",
-            experiment.name,
-            ids.len(),
-            steps,
-            rate,
-            steps / rate
-        );
-    }
-    println!(
-        "total: {total_steps:.3e} steps, {:.1} h serial, {:.1} h on {} cores \
-         (episode lengths of the random policy, per-step CPU time, ideal parallel speed-up)",
-        total_secs / 3600.0,
-        total_secs / 3600.0 / args.cores as f64,
-        args.cores
+        "{:<10} {:<38} {:>12.0} {:>12} {:>10.1} {:>9}",
+        agent, how, rate.wall, cpu, us, ratio
     );
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let ids: Vec<BsuiteId> = args
-        .ids
-        .iter()
-        .map(|s| s.parse().map_err(|e: bsuite_envs::IdError| e.to_string()))
-        .collect::<Result<_, _>>()?;
+    let mut ids: Vec<BsuiteId> = Vec::new();
+    for selector in &args.ids {
+        ids.extend(bsuite_envs::select(selector).map_err(|e| e.to_string())?);
+    }
+    let Some(&first) = ids.first() else {
+        return Err("no ids selected".to_string());
+    };
     println!(
-        "{:<18} {:<14} {:>12} {:>12} {:>12}",
-        "agent", "bsuite_id", "wall step/s", "cpu step/s", "cpu us/step"
+        "{:<10} {:<38} {:>12} {:>12} {:>10} {:>9}",
+        "agent",
+        "how (agent steps = select + env step + update)",
+        "wall step/s",
+        "cpu step/s",
+        "cpu us",
+        "vs first"
     );
     for name in &args.agents {
         let entry = factory::agent(name).map_err(|e| e.to_string())?;
-        for &id in &ids {
-            let rate = steps_per_second(entry, id, args.warmup, args.steps);
-            let cpu = rate.cpu.map_or("n/a".to_string(), |r| format!("{r:.0}"));
-            let cpu_us = rate
-                .cpu
-                .map_or("n/a".to_string(), |r| format!("{:.0}", 1e6 / r));
-            println!(
-                "{:<18} {:<14} {:>12.0} {:>12} {:>12}",
+        let (env, s) = setup(first);
+        let mut envs = vec![env];
+        let mut baseline = None;
+        if name == "dqn" {
+            // What every id ran before the lockstep engine, and what --device cuda runs.
+            let mut agent = Single(Box::new(Dqn::new(
+                &s.observation_spec,
+                &s.action_spec,
+                DqnConfig::default(),
+                s.seed,
+                Device::Cpu,
+            )));
+            let rate = time_rounds(&mut agent, &mut envs, args.warmup, args.steps);
+            print_row(
                 name,
-                id.to_string(),
-                rate.wall,
-                cpu,
-                cpu_us
+                &format!("{first}, tensor ops + autograd, alone"),
+                rate,
+                None,
             );
+            baseline = Some(rate.best());
         }
-    }
-    if let Some(name) = &args.project {
-        project(factory::agent(name).map_err(|e| e.to_string())?, &args);
+        let mut agent = Single((entry.make)(&s));
+        let rate = time_rounds(&mut agent, &mut envs, args.warmup, args.steps);
+        print_row(name, &format!("{first}, one by one"), rate, baseline);
+        let baseline = baseline.unwrap_or(rate.best());
+        if let Some(batching) = entry.batching {
+            let (mut envs, setups): (Vec<_>, Vec<_>) = ids.iter().map(|&id| setup(id)).unzip();
+            let mut agent = (batching.make)(&setups);
+            let rate = time_rounds(&mut *agent, &mut envs, args.warmup, args.steps);
+            let how = format!("{} ids in one lockstep batch", ids.len());
+            print_row(name, &how, rate, Some(baseline));
+        }
     }
     Ok(())
 }
