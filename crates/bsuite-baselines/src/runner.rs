@@ -26,7 +26,7 @@ use bsuite_logging::csv_logging::{file_name, CsvLogger};
 use bsuite_logging::Logging;
 
 use crate::experiment::{run_lockstep, run_with, ReplicaEnd};
-use crate::factory::{AgentEntry, AgentSetup};
+use crate::factory::{AgentEntry, AgentSetup, Batching};
 
 /// How to run a set of ids.
 #[derive(Clone, Debug)]
@@ -304,44 +304,60 @@ fn plan(id: BsuiteId, options: &RunnerOptions) -> Result<Plan, String> {
     Ok(Plan::Run(run))
 }
 
+/// Ids that run together on one worker: as replicas of one lockstep batch (`lockstep`),
+/// or one after another through the plain run loop.
+struct Batch {
+    lockstep: Option<Batching>,
+    members: Vec<Pending>,
+}
+
 /// The ids to run, in batches that run one after another on a worker, the most expensive
-/// first. Agents without [`Batching`], and `batch_size` 1, give batches of one id.
+/// first. Agents without [`Batching`], and `batch_size` 1, give plain batches of one id.
 fn make_batches(
-    mut pending: Vec<Pending>,
+    pending: Vec<Pending>,
     agent: AgentEntry,
     options: &RunnerOptions,
     jobs: usize,
-) -> Vec<Vec<Pending>> {
+) -> Vec<Batch> {
     let max = match options.batch_size {
         0 => RunnerOptions::DEFAULT_BATCH_SIZE,
         n => n,
     };
     let Some(batching) = agent.batching.filter(|_| max > 1) else {
-        return pending.into_iter().map(|p| vec![p]).collect();
+        let plain = |p| Batch {
+            lockstep: None,
+            members: vec![p],
+        };
+        return pending.into_iter().map(plain).collect();
     };
     // Ids of one key, longest first, so that a batch's replicas finish at about the same
     // time; the key is the agent's, computed from the specs.
-    let keyed: Vec<(u64, f64, Pending)> = pending
-        .drain(..)
+    let mut keyed: Vec<(u64, f64, Pending)> = pending
+        .into_iter()
         .map(|p| {
-            let key = setup_of(p.id, options)
-                .map(|setup| (batching.key)(&setup))
-                .unwrap_or(u64::MAX);
+            let key =
+                p.id.load()
+                    .map(|env| (batching.key)(&agent_setup(p.id, &*env, options)))
+                    .unwrap_or(u64::MAX);
             (key, estimated_cost(p.id, p.run.num_episodes), p)
         })
         .collect();
-    let mut keys: Vec<u64> = keyed.iter().map(|k| k.0).collect();
-    keys.sort_unstable();
-    keys.dedup();
-    let mut batches: Vec<(f64, Vec<Pending>)> = Vec::new();
-    for key in keys {
-        let mut members: Vec<&(u64, f64, Pending)> = keyed.iter().filter(|k| k.0 == key).collect();
-        members.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.position.cmp(&b.2.position)));
+    keyed.sort_by(|a, b| {
+        (a.0.cmp(&b.0))
+            .then(b.1.total_cmp(&a.1))
+            .then(a.2.position.cmp(&b.2.position))
+    });
+    let mut batches: Vec<(f64, Batch)> = Vec::new();
+    for members in keyed.chunk_by(|a, b| a.0 == b.0) {
         // Small selections still spread over every worker.
         let size = max.min(members.len().div_ceil(jobs)).max(1);
         for chunk in members.chunks(size) {
             let cost = chunk.iter().map(|k| k.1).fold(0.0, f64::max) * chunk.len() as f64;
-            batches.push((cost, chunk.iter().map(|k| k.2).collect()));
+            let batch = Batch {
+                lockstep: Some(batching),
+                members: chunk.iter().map(|k| k.2).collect(),
+            };
+            batches.push((cost, batch));
         }
     }
     batches.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -377,14 +393,13 @@ fn estimated_cost(id: BsuiteId, episodes: usize) -> f64 {
     episodes as f64 * length.max(1.0) * (1.0 + observation / 400.0)
 }
 
-fn setup_of(id: BsuiteId, options: &RunnerOptions) -> Result<AgentSetup, String> {
-    let env = id.load().map_err(|e| e.to_string())?;
-    Ok(AgentSetup {
+fn agent_setup(id: BsuiteId, env: &dyn Environment, options: &RunnerOptions) -> AgentSetup {
+    AgentSetup {
         id,
         observation_spec: env.observation_spec(),
         action_spec: env.action_spec(),
         seed: options.seed,
-    })
+    }
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
@@ -402,7 +417,7 @@ type LoggedEnv = Logging<Box<dyn Environment>, CsvLogger>;
 /// Runs one batch: one id on its own through the plain run loop (agents without
 /// batching), or every id as a replica of one lockstep batch.
 fn run_batch(
-    batch: &[Pending],
+    batch: &Batch,
     agent: AgentEntry,
     options: &RunnerOptions,
     progress: &Progress,
@@ -419,8 +434,8 @@ fn run_batch(
         )
     };
     // Environments and loggers first; an id that cannot start fails alone.
-    let mut members = Vec::with_capacity(batch.len());
-    for p in batch {
+    let mut members = Vec::with_capacity(batch.members.len());
+    for p in &batch.members {
         match open(p, options) {
             Ok((env, setup)) => members.push((*p, env, setup)),
             Err(message) => fail(p, message),
@@ -462,8 +477,8 @@ fn run_batch(
             ControlFlow::Continue(())
         }
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| match agent.batching {
-        Some(batching) if options.batch_size != 1 => {
+    let outcome = catch_unwind(AssertUnwindSafe(|| match batch.lockstep {
+        Some(batching) => {
             let setups: Vec<AgentSetup> = members.iter().map(|m| m.2.clone()).collect();
             let episodes: Vec<usize> = pendings.iter().map(|p| p.run.num_episodes).collect();
             let envs: Vec<LoggedEnv> = members.into_iter().map(|m| m.1).collect();
@@ -515,12 +530,7 @@ fn run_batch(
 /// The logged environment and agent setup of an id about to run.
 fn open(p: &Pending, options: &RunnerOptions) -> Result<(LoggedEnv, AgentSetup), String> {
     let env = p.id.load().map_err(|e| e.to_string())?;
-    let setup = AgentSetup {
-        id: p.id,
-        observation_spec: env.observation_spec(),
-        action_spec: env.action_spec(),
-        seed: options.seed,
-    };
+    let setup = agent_setup(p.id, &*env, options);
     let logger = CsvLogger::create(&p.id, &options.results_dir, p.run.overwrite)
         .map_err(|e| e.to_string())?;
     Ok((
