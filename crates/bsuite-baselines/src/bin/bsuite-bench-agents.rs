@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use bsuite_baselines::factory::{self, AgentSetup};
 use bsuite_baselines::tch_agents::{Device, Dqn, DqnConfig};
-use bsuite_baselines::{Agent, BatchAgent};
+use bsuite_baselines::{BatchAgent, OneByOne};
 use bsuite_envs::{BsuiteId, Environment, TimeStep};
 use clap::Parser;
 
@@ -105,22 +105,6 @@ fn time_rounds(
     Rate { wall, cpu }
 }
 
-/// One agent as a batch of one.
-struct Single(Box<dyn Agent>);
-
-impl BatchAgent for Single {
-    fn len(&self) -> usize {
-        1
-    }
-    fn select_actions(&mut self, timesteps: &[TimeStep], actions: &mut [usize]) {
-        actions[0] = self.0.select_action(&timesteps[0]);
-    }
-    fn update(&mut self, timesteps: &[TimeStep], actions: &[usize], new_timesteps: &[TimeStep]) {
-        self.0.update(&timesteps[0], actions[0], &new_timesteps[0]);
-    }
-    fn retain(&mut self, _keep: &[bool]) {}
-}
-
 fn print_row(agent: &str, how: &str, rate: Rate, baseline: Option<f64>) {
     let cpu = rate.cpu.map_or("n/a".to_string(), |r| format!("{r:.0}"));
     let us = 1e6 / rate.best();
@@ -155,13 +139,13 @@ fn run(args: Args) -> Result<(), String> {
         let mut baseline = None;
         if name == "dqn" {
             // What every id ran before the lockstep engine, and what --device cuda runs.
-            let mut agent = Single(Box::new(Dqn::new(
+            let mut agent = OneByOne(vec![Dqn::new(
                 &s.observation_spec,
                 &s.action_spec,
                 DqnConfig::default(),
                 s.seed,
                 Device::Cpu,
-            )));
+            )]);
             let rate = time_rounds(&mut agent, &mut envs, args.warmup, args.steps);
             print_row(
                 name,
@@ -171,7 +155,7 @@ fn run(args: Args) -> Result<(), String> {
             );
             baseline = Some(rate.best());
         }
-        let mut agent = Single((entry.make)(&s));
+        let mut agent = OneByOne(vec![(entry.make)(&s)]);
         let rate = time_rounds(&mut agent, &mut envs, args.warmup, args.steps);
         print_row(name, &format!("{first}, one by one"), rate, baseline);
         let baseline = baseline.unwrap_or(rate.best());

@@ -286,7 +286,7 @@ impl Layout {
     }
 }
 
-/// Stacked tensors `[capacity, ...]`; the first `len` replicas are live.
+/// Stacked tensors `[capacity, ...]`; the first `replicas.len()` of them are live.
 struct Stack {
     params: HostTensor,
     target: HostTensor,
@@ -303,15 +303,20 @@ struct Stack {
     delta: Vec<HostTensor>,
 }
 
-/// LibTorch views of the live part of [`Stack`], rebuilt when replicas leave.
+/// LibTorch views of the live part of [`Stack`], rebuilt when replicas leave (so that
+/// a step makes no views of its own).
 struct Views {
     w: Vec<Tensor>,
+    /// `w` transposed, for the backward pass.
+    w_t: Vec<Tensor>,
     b: Vec<Tensor>,
     target_w: Vec<Tensor>,
     target_b: Vec<Tensor>,
     grad_w: Vec<Tensor>,
     act: Vec<Tensor>,
     online: Vec<Tensor>,
+    /// `online` transposed, for the weight gradients.
+    online_t: Vec<Tensor>,
     target_act: Vec<Tensor>,
     delta: Vec<Tensor>,
 }
@@ -535,9 +540,7 @@ impl DqnReplicas {
         // Backward through the stacked layers.
         let row = self.layout.row;
         for i in (0..layers).rev() {
-            let _ = views.online[i]
-                .transpose(1, 2)
-                .bmm_out(&views.grad_w[i], &views.delta[i + 1]);
+            let _ = views.online_t[i].bmm_out(&views.grad_w[i], &views.delta[i + 1]);
             {
                 let width = self.layout.dims[i + 1];
                 let b_off = self.layout.offsets[i].1;
@@ -550,7 +553,7 @@ impl DqnReplicas {
                     );
                 }
             }
-            let _ = views.delta[i + 1].bmm_out(&views.delta[i], &views.w[i].transpose(1, 2));
+            let _ = views.delta[i + 1].bmm_out(&views.delta[i], &views.w_t[i]);
             let n = live * batch * self.layout.dims[i];
             host::relu_backward(
                 &mut stack.delta[i].as_mut_slice()[..n],
@@ -658,14 +661,18 @@ impl Views {
         let (target_w, target_b) = weights(&stack.target);
         let (grad_w, _) = weights(&stack.grad);
         let all = |ts: &[HostTensor]| ts.iter().map(live_rows).collect::<Vec<_>>();
+        let transposed = |ts: &[Tensor]| ts.iter().map(|t| t.transpose(1, 2)).collect();
+        let online = all(&stack.online);
         Views {
+            w_t: transposed(&w),
             w,
             b,
             target_w,
             target_b,
             grad_w,
             act: all(&stack.act),
-            online: all(&stack.online),
+            online_t: transposed(&online),
+            online,
             target_act: all(&stack.target_act),
             delta: all(&stack.delta),
         }

@@ -121,6 +121,17 @@ fn replica_spec(setup: &AgentSetup) -> ReplicaSpec {
     }
 }
 
+/// DQN with tensor ops, one agent, on [`device`].
+fn tensor_dqn(s: &AgentSetup) -> Dqn {
+    Dqn::new(
+        &s.observation_spec,
+        &s.action_spec,
+        DqnConfig::default(),
+        s.seed,
+        device(),
+    )
+}
+
 /// DQN by name: on the CPU the lockstep engine (one replica, or a batch), elsewhere the
 /// tensor implementation, one agent per id.
 fn make_dqn(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
@@ -128,19 +139,7 @@ fn make_dqn(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
         let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
         return Box::new(DqnReplicas::new(DqnConfig::default(), &specs));
     }
-    let agents = setups
-        .iter()
-        .map(|s| {
-            Dqn::new(
-                &s.observation_spec,
-                &s.action_spec,
-                DqnConfig::default(),
-                s.seed,
-                device(),
-            )
-        })
-        .collect();
-    Box::new(OneByOne(agents))
+    Box::new(OneByOne(setups.iter().map(tensor_dqn).collect()))
 }
 
 /// The LibTorch agents by name, for [`crate::factory`].
@@ -153,13 +152,7 @@ pub fn entries() -> Vec<AgentEntry> {
                 if device() == Device::Cpu {
                     Box::new(DqnReplicas::new(DqnConfig::default(), &[replica_spec(s)]))
                 } else {
-                    Box::new(Dqn::new(
-                        &s.observation_spec,
-                        &s.action_spec,
-                        DqnConfig::default(),
-                        s.seed,
-                        device(),
-                    ))
+                    Box::new(tensor_dqn(s))
                 }
             },
             batching: Some(Batching {
