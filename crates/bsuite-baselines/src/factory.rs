@@ -41,6 +41,9 @@ pub struct Batching {
     pub key: fn(&AgentSetup) -> u64,
     /// Builds one replica per setup, in order.
     pub make: fn(&[AgentSetup]) -> Box<dyn BatchAgent>,
+    /// Most replicas per batch unless the runner is told otherwise: as many as amortise
+    /// the agent's per-call costs, 1 where a batch's working set outgrows the caches.
+    pub default_size: usize,
 }
 
 /// The agents this build provides. The LibTorch agents join this list when the crate is

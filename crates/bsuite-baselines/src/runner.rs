@@ -41,16 +41,9 @@ pub struct RunnerOptions {
     pub seed: u32,
     /// Episodes per id instead of the reference's `num_episodes`.
     pub num_episodes: Option<usize>,
-    /// Most ids in one lockstep batch, for agents that batch; 0 means
-    /// [`RunnerOptions::DEFAULT_BATCH_SIZE`], 1 runs every id on its own.
+    /// Most ids in one lockstep batch, for agents that batch; 0 means the agent's own
+    /// [`Batching::default_size`], 1 runs every id on its own.
     pub batch_size: usize,
-}
-
-impl RunnerOptions {
-    /// Replicas per batch when `batch_size` is 0: enough to amortise LibTorch's per-call
-    /// cost (about 1.5 µs a call, a dozen calls per step), few enough that a two-core
-    /// sweep still splits into batches that keep both cores busy to the end.
-    pub const DEFAULT_BATCH_SIZE: usize = 32;
 }
 
 impl Default for RunnerOptions {
@@ -319,11 +312,11 @@ fn make_batches(
     options: &RunnerOptions,
     jobs: usize,
 ) -> Vec<Batch> {
-    let max = match options.batch_size {
-        0 => RunnerOptions::DEFAULT_BATCH_SIZE,
+    let max = |batching: &Batching| match options.batch_size {
+        0 => batching.default_size,
         n => n,
     };
-    let Some(batching) = agent.batching.filter(|_| max > 1) else {
+    let Some(batching) = agent.batching.filter(|b| max(b) > 1) else {
         let plain = |p| Batch {
             lockstep: None,
             members: vec![p],
@@ -350,7 +343,7 @@ fn make_batches(
     let mut batches: Vec<(f64, Batch)> = Vec::new();
     for members in keyed.chunk_by(|a, b| a.0 == b.0) {
         // Small selections still spread over every worker.
-        let size = max.min(members.len().div_ceil(jobs)).max(1);
+        let size = max(&batching).min(members.len().div_ceil(jobs)).max(1);
         for chunk in members.chunks(size) {
             let cost = chunk.iter().map(|k| k.1).fold(0.0, f64::max) * chunk.len() as f64;
             let batch = Batch {

@@ -132,6 +132,7 @@ fn batched_random() -> AgentEntry {
                     .collect();
                 Box::new(OneByOne(agents))
             },
+            default_size: 32,
         }),
         ..factory::agent("random").unwrap()
     }

@@ -202,16 +202,16 @@ fn rows(text: &str) -> Vec<Vec<f64>> {
         .collect()
 }
 
-fn run_dqn(dir: &Path, batch_size: usize, jobs: usize) {
+fn run_agent(agent: &str, dir: &Path, episodes: usize, batch_size: usize, jobs: usize) {
     let ids: Vec<BsuiteId> = MIXED.iter().map(|id| id.parse().unwrap()).collect();
     let options = RunnerOptions {
         results_dir: dir.to_owned(),
         jobs,
-        num_episodes: Some(60),
+        num_episodes: Some(episodes),
         batch_size,
         ..RunnerOptions::default()
     };
-    let entry = factory::agent("dqn").unwrap();
+    let entry = factory::agent(agent).unwrap();
     let reports = runner::run_ids(&ids, entry, &options, &Progress::default(), &|_| {}).unwrap();
     for report in &reports {
         assert!(matches!(report.outcome, Outcome::Ran { .. }), "{report}");
@@ -219,28 +219,30 @@ fn run_dqn(dir: &Path, batch_size: usize, jobs: usize) {
 }
 
 #[test]
-fn dqn_replicas_in_a_batch_compute_what_they_compute_alone() {
+fn replicas_in_a_batch_compute_what_they_compute_alone() {
     let root = std::env::temp_dir().join(format!("bsuite-tch-batch-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    // One by one (each id its own agent), then batches of 4, 2 and all 9 ids.
-    run_dqn(&root.join("alone"), 1, 2);
-    let alone = csv_files(&root.join("alone"));
-    assert_eq!(alone.len(), MIXED.len());
-    for (batch_size, jobs) in [(4, 2), (2, 1), (9, 1)] {
-        let dir = root.join(format!("batch-{batch_size}"));
-        run_dqn(&dir, batch_size, jobs);
-        let batched = csv_files(&dir);
-        for (name, text) in &alone {
-            assert_eq!(
-                batched.get(name),
-                Some(text),
-                "{name} differs with batches of {batch_size}"
-            );
+    for (agent, episodes) in [("dqn", 60), ("actor_critic", 60), ("actor_critic_rnn", 20)] {
+        // One by one (each id its own agent), then batches of 4, 2 and all 9 ids.
+        let alone_dir = root.join(agent).join("alone");
+        run_agent(agent, &alone_dir, episodes, 1, 2);
+        let alone = csv_files(&alone_dir);
+        assert_eq!(alone.len(), MIXED.len());
+        for (batch_size, jobs) in [(4, 2), (2, 1), (9, 1)] {
+            let dir = root.join(agent).join(format!("batch-{batch_size}"));
+            run_agent(agent, &dir, episodes, batch_size, jobs);
+            let batched = csv_files(&dir);
+            for (name, text) in &alone {
+                assert_eq!(
+                    batched.get(name),
+                    Some(text),
+                    "{agent}: {name} differs with batches of {batch_size}"
+                );
+            }
         }
+        let catch = &alone["bsuite_id_-_catch-0.csv"];
+        assert!(catch.lines().count() > 10, "{agent}: {catch}");
     }
-    // The learner really learned something: the DQN is not acting at random on catch.
-    let catch = &alone["bsuite_id_-_catch-0.csv"];
-    assert!(catch.lines().count() > 10);
     std::fs::remove_dir_all(&root).unwrap();
 }
 

@@ -16,6 +16,10 @@ pub struct ActorCriticRnnConfig {
     pub base: ActorCriticConfig,
     /// LSTM width.
     pub lstm_size: usize,
+    /// Start training unrolls from a zero state after every episode end. Off by default:
+    /// bsuite's JAX agent carries the training state over episode ends (quirk 33), which
+    /// lets its cell state grow until the policy stops depending on the input.
+    pub reset_unroll_state: bool,
 }
 
 impl Default for ActorCriticRnnConfig {
@@ -26,6 +30,7 @@ impl Default for ActorCriticRnnConfig {
                 ..ActorCriticConfig::default()
             },
             lstm_size: 256,
+            reset_unroll_state: false,
         }
     }
 }
@@ -142,6 +147,9 @@ impl Agent for ActorCriticRnn {
         if self.buffer.full() || new_timestep.last() {
             self.buffer.drain();
             self.sgd_step();
+            if new_timestep.last() && self.config.reset_unroll_state {
+                self.unroll_state = LstmState::zeros(self.config.lstm_size, self.device);
+            }
         }
     }
 }

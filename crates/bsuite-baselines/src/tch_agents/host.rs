@@ -195,6 +195,197 @@ kernel! {
     }
 }
 
+kernel! {
+    /// `out[r] += Σ_k input[r][k] · w[k]` for every row `r`: rows of a dense linear layer,
+    /// `input` being `[rows, in]`, `w` `[in, width]` and `out` `[rows, width]`, row-major.
+    ///
+    /// Weight rows are taken four at a time, each block read once for all rows and added
+    /// to an output in index order, `(((o + x₀w₀) + x₁w₁) + x₂w₂) + x₃w₃`, so the output's
+    /// loads and stores are shared by four products. A block whose four inputs are zero is
+    /// skipped (most of a one-hot observation's), which changes no sum.
+    pub(crate) fn add_product(out: &mut [f32], input: &[f32], w: &[f32], width: usize) {
+        let rows = out.len() / width;
+        let fan_in = input.len() / rows.max(1);
+        let blocks = fan_in / 4;
+        for block in 0..blocks {
+            let k = block * 4;
+            let w0 = &w[k * width..][..width];
+            let w1 = &w[(k + 1) * width..][..width];
+            let w2 = &w[(k + 2) * width..][..width];
+            let w3 = &w[(k + 3) * width..][..width];
+            for r in 0..rows {
+                let x = &input[r * fan_in + k..][..4];
+                if x == [0.0; 4] {
+                    continue;
+                }
+                let (x0, x1, x2, x3) = (x[0], x[1], x[2], x[3]);
+                let o = &mut out[r * width..][..width];
+                for j in 0..width {
+                    o[j] = o[j] + x0 * w0[j] + x1 * w1[j] + x2 * w2[j] + x3 * w3[j];
+                }
+            }
+        }
+        for k in blocks * 4..fan_in {
+            let wk = &w[k * width..][..width];
+            for r in 0..rows {
+                let x = input[r * fan_in + k];
+                if x != 0.0 {
+                    let o = &mut out[r * width..][..width];
+                    for (o, &w) in o.iter_mut().zip(wk) {
+                        *o += x * w;
+                    }
+                }
+            }
+        }
+    }
+}
+
+kernel! {
+    /// `g[k] += Σ_r input[r][k] · delta[r]`, rows in order: the weight gradient of
+    /// [`add_product`] (`g` is `[in, width]`). Rows are taken four at a time as in
+    /// [`add_product`], `(((g + x₀d₀) + x₁d₁) + x₂d₂) + x₃d₃`; blocks of four zero inputs
+    /// are skipped.
+    pub(crate) fn add_weight_grad(g: &mut [f32], input: &[f32], delta: &[f32], width: usize) {
+        let rows = delta.len() / width;
+        let fan_in = input.len() / rows.max(1);
+        let blocks = rows / 4;
+        for k in 0..fan_in {
+            let gk = &mut g[k * width..][..width];
+            for block in 0..blocks {
+                let r = block * 4;
+                let x = [0, 1, 2, 3].map(|i| input[(r + i) * fan_in + k]);
+                if x == [0.0; 4] {
+                    continue;
+                }
+                let d0 = &delta[r * width..][..width];
+                let d1 = &delta[(r + 1) * width..][..width];
+                let d2 = &delta[(r + 2) * width..][..width];
+                let d3 = &delta[(r + 3) * width..][..width];
+                for j in 0..width {
+                    gk[j] = gk[j] + x[0] * d0[j] + x[1] * d1[j] + x[2] * d2[j] + x[3] * d3[j];
+                }
+            }
+            for r in blocks * 4..rows {
+                let x = input[r * fan_in + k];
+                if x != 0.0 {
+                    for (g, &d) in gk.iter_mut().zip(&delta[r * width..][..width]) {
+                        *g += x * d;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Lanes of [`dot`]'s partial sums: two AVX2 registers, one AVX-512 register.
+const DOT_LANES: usize = 16;
+
+/// `delta_in[r][k] = w[k] · delta[r]` for every row: the input gradient of [`add_product`]
+/// (`delta_in` is `[rows, in]`), each a [`dot`].
+pub(crate) fn backprop_input(delta_in: &mut [f32], delta: &[f32], w: &[f32], width: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if simd_level() != SimdLevel::Baseline {
+        // SAFETY: the CPU has AVX2 (checked by `simd_level`).
+        unsafe { backprop_input_avx2(delta_in, delta, w, width) };
+        return;
+    }
+    backprop_input_with(delta_in, delta, w, width, dot);
+}
+
+#[inline(always)]
+fn backprop_input_with(
+    delta_in: &mut [f32],
+    delta: &[f32],
+    w: &[f32],
+    width: usize,
+    dot: impl Fn(&[f32], &[f32]) -> f32,
+) {
+    let rows = delta.len() / width;
+    let fan_in = delta_in.len() / rows.max(1);
+    for k in 0..fan_in {
+        let wk = &w[k * width..][..width];
+        for r in 0..rows {
+            delta_in[r * fan_in + k] = dot(wk, &delta[r * width..][..width]);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn backprop_input_avx2(delta_in: &mut [f32], delta: &[f32], w: &[f32], width: usize) {
+    // SAFETY (for the closure): this function only runs on CPUs with AVX2.
+    backprop_input_with(delta_in, delta, w, width, |a, b| unsafe { dot_avx2(a, b) });
+}
+
+/// `Σ_i a[i]·b[i]` in a fixed order: element `i` goes to partial sum `i mod 16`, and the
+/// 16 partial sums are added pairwise (lane `l` takes lane `l + 8`, then `l + 4`, ...). The
+/// order is written out, so every instruction set gives the same bits.
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let mut acc = [0.0f32; DOT_LANES];
+    let (a_chunks, b_chunks) = (
+        a[..n].chunks_exact(DOT_LANES),
+        b[..n].chunks_exact(DOT_LANES),
+    );
+    let (a_rest, b_rest) = (a_chunks.remainder(), b_chunks.remainder());
+    for (x, y) in a_chunks.zip(b_chunks) {
+        for l in 0..DOT_LANES {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    finish_dot(acc, a_rest, b_rest)
+}
+
+/// The remainder and the pairwise reduction of [`dot`].
+#[inline(always)]
+fn finish_dot(mut acc: [f32; DOT_LANES], a_rest: &[f32], b_rest: &[f32]) -> f32 {
+    for (l, (x, y)) in a_rest.iter().zip(b_rest).enumerate() {
+        acc[l] += x * y;
+    }
+    let mut width = DOT_LANES;
+    while width > 1 {
+        width /= 2;
+        for l in 0..width {
+            acc[l] += acc[l + width];
+        }
+    }
+    acc[0]
+}
+
+/// [`dot`] with two 8-lane AVX registers as the 16 partial sums: a multiply and an add,
+/// each rounded, per element, exactly as [`dot`] does.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
+    use std::arch::x86_64::*;
+    let n = a.len().min(b.len());
+    let whole = n / DOT_LANES * DOT_LANES;
+    let (mut lo, mut hi) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    let (pa, pb) = (a.as_ptr(), b.as_ptr());
+    let mut i = 0;
+    while i < whole {
+        // SAFETY: `i + 16 <= n`, within both slices.
+        unsafe {
+            let p_lo = _mm256_mul_ps(_mm256_loadu_ps(pa.add(i)), _mm256_loadu_ps(pb.add(i)));
+            let p_hi = _mm256_mul_ps(
+                _mm256_loadu_ps(pa.add(i + 8)),
+                _mm256_loadu_ps(pb.add(i + 8)),
+            );
+            lo = _mm256_add_ps(lo, p_lo);
+            hi = _mm256_add_ps(hi, p_hi);
+        }
+        i += DOT_LANES;
+    }
+    let mut acc = [0.0f32; DOT_LANES];
+    // SAFETY: `acc` has room for two 8-float stores.
+    unsafe {
+        _mm256_storeu_ps(acc.as_mut_ptr(), lo);
+        _mm256_storeu_ps(acc.as_mut_ptr().add(8), hi);
+    }
+    finish_dot(acc, &a[whole..n], &b[whole..n])
+}
+
 /// Adam's constants for one step.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct AdamStep {
@@ -309,6 +500,25 @@ mod tests {
         for i in 0..20 {
             let expect = 1.0 - 1e-3 * g[i].signum() * f32::from(g[i] != 0.0);
             assert!((w[i] - expect).abs() < 1e-6, "{i}: {}", w[i]);
+        }
+    }
+
+    #[test]
+    fn dot_is_the_same_on_every_instruction_set() {
+        let mut rng = bsuite_envs::RandomState::new(8);
+        for n in [3, 16, 37, 1024] {
+            let a: Vec<f32> = (0..n).map(|_| rng.randn() as f32).collect();
+            let b: Vec<f32> = (0..n).map(|_| rng.randn() as f32).collect();
+            let (mut fast, mut plain) = (vec![0.0], vec![0.0]);
+            backprop_input(&mut fast, &b, &a, n);
+            backprop_input_with(&mut plain, &b, &a, n, dot);
+            assert_eq!(fast[0].to_bits(), plain[0].to_bits(), "n = {n}");
+            let exact: f64 = a
+                .iter()
+                .zip(&b)
+                .map(|(x, y)| f64::from(*x) * f64::from(*y))
+                .sum();
+            assert!((f64::from(plain[0]) - exact).abs() < 1e-4 * (1.0 + exact.abs()));
         }
     }
 

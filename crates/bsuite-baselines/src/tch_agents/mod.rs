@@ -27,8 +27,10 @@
 //! ```
 
 mod actor_critic;
+mod actor_critic_replicas;
 mod actor_critic_rnn;
 mod boot_dqn;
+mod dense;
 mod dqn;
 mod dqn_replicas;
 mod host;
@@ -41,6 +43,7 @@ mod sparse_replay;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 pub use actor_critic::{ActorCritic, ActorCriticConfig};
+pub use actor_critic_replicas::ActorCriticReplicas;
 pub use actor_critic_rnn::{ActorCriticRnn, ActorCriticRnnConfig};
 pub use boot_dqn::{BootDqn, BootDqnConfig};
 pub use dqn::{Dqn, DqnConfig};
@@ -142,6 +145,54 @@ fn make_dqn(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
     Box::new(OneByOne(setups.iter().map(tensor_dqn).collect()))
 }
 
+/// The feed-forward actor-critic with tensor ops, one agent, on [`device`].
+fn tensor_actor_critic(s: &AgentSetup) -> ActorCritic {
+    ActorCritic::new(
+        &s.observation_spec,
+        &s.action_spec,
+        ActorCriticConfig::default(),
+        s.seed,
+        device(),
+    )
+}
+
+/// The recurrent actor-critic with tensor ops, one agent, on [`device`].
+fn tensor_actor_critic_rnn(s: &AgentSetup) -> ActorCriticRnn {
+    ActorCriticRnn::new(
+        &s.observation_spec,
+        &s.action_spec,
+        ActorCriticRnnConfig::default(),
+        s.seed,
+        device(),
+    )
+}
+
+/// actor_critic by name: host replicas on the CPU, the tensor agent elsewhere.
+fn make_actor_critic(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
+    if device() == Device::Cpu {
+        let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
+        return Box::new(ActorCriticReplicas::feed_forward(
+            ActorCriticConfig::default(),
+            &specs,
+        ));
+    }
+    Box::new(OneByOne(setups.iter().map(tensor_actor_critic).collect()))
+}
+
+/// actor_critic_rnn by name: host replicas on the CPU, the tensor agent elsewhere.
+fn make_actor_critic_rnn(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
+    if device() == Device::Cpu {
+        let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
+        return Box::new(ActorCriticReplicas::recurrent(
+            ActorCriticRnnConfig::default(),
+            &specs,
+        ));
+    }
+    Box::new(OneByOne(
+        setups.iter().map(tensor_actor_critic_rnn).collect(),
+    ))
+}
+
 /// The LibTorch agents by name, for [`crate::factory`].
 pub fn entries() -> Vec<AgentEntry> {
     vec![
@@ -158,6 +209,10 @@ pub fn entries() -> Vec<AgentEntry> {
             batching: Some(Batching {
                 key: |s| DqnReplicas::batch_key(&s.action_spec),
                 make: make_dqn,
+                // Enough to amortise LibTorch's per-call cost (about 1.5 µs a call, a dozen
+                // calls per step), few enough that a two-core sweep still splits into
+                // batches that keep both cores busy to the end.
+                default_size: 32,
             }),
         },
         AgentEntry {
@@ -177,30 +232,43 @@ pub fn entries() -> Vec<AgentEntry> {
         AgentEntry {
             name: "actor_critic",
             description: "A2C, MLP[64,64], TD(0.9) over 32 steps, Adam 3e-3 (LibTorch)",
-            make: |s: &AgentSetup| {
-                Box::new(ActorCritic::new(
-                    &s.observation_spec,
-                    &s.action_spec,
-                    ActorCriticConfig::default(),
-                    s.seed,
-                    device(),
-                ))
+            make: |s: &AgentSetup| -> Box<dyn Agent> {
+                if device() == Device::Cpu {
+                    Box::new(ActorCriticReplicas::feed_forward(
+                        ActorCriticConfig::default(),
+                        &[replica_spec(s)],
+                    ))
+                } else {
+                    Box::new(tensor_actor_critic(s))
+                }
             },
-            batching: None,
+            batching: Some(Batching {
+                key: |_| 0,
+                make: make_actor_critic,
+                default_size: 32,
+            }),
         },
         AgentEntry {
             name: "actor_critic_rnn",
             description: "recurrent A2C, MLP[256,256] + LSTM 256 (LibTorch)",
-            make: |s: &AgentSetup| {
-                Box::new(ActorCriticRnn::new(
-                    &s.observation_spec,
-                    &s.action_spec,
-                    ActorCriticRnnConfig::default(),
-                    s.seed,
-                    device(),
-                ))
+            make: |s: &AgentSetup| -> Box<dyn Agent> {
+                if device() == Device::Cpu {
+                    Box::new(ActorCriticReplicas::recurrent(
+                        ActorCriticRnnConfig::default(),
+                        &[replica_spec(s)],
+                    ))
+                } else {
+                    Box::new(tensor_actor_critic_rnn(s))
+                }
             },
-            batching: None,
+            batching: Some(Batching {
+                key: |_| 0,
+                make: make_actor_critic_rnn,
+                // Each replica streams its own 2.4 MB of weights every step: one at a time
+                // they stay in the cache, while a batch of 20 (48 MB) does not and runs
+                // 1.8x slower per step (`cargo xtask bench agents`).
+                default_size: 1,
+            }),
         },
     ]
 }

@@ -1,0 +1,504 @@
+//! The actor-critic agents on the host, as replicas: bsuite's `actor_critic` (an MLP torso)
+//! and `actor_critic_rnn` (an MLP torso and an LSTM), each replica with its own parameters,
+//! Adam state, trajectory buffer, LSTM states and random stream.
+//!
+//! Their networks are small enough that LibTorch's per-call overhead, not arithmetic, set
+//! their speed, and replicas do not share weights; so every replica runs its forward and
+//! backward passes as host loops over its own weights ([`super::dense`]), each weight row
+//! read once per pass for all the rows of a trajectory. A replica computes the same bits
+//! alone or in any batch. Replicas update when their own trajectory is full or their own
+//! episode ends, which in a lockstep batch need not be at the same step.
+
+use bsuite_envs::{RandomState, TimeStep};
+
+use super::actor_critic::{sample_softmax, ActorCriticConfig};
+use super::actor_critic_rnn::ActorCriticRnnConfig;
+use super::dense::{Linear, Lstm, LstmState, Mlp, Params, Unroll};
+use super::dqn_replicas::ReplicaSpec;
+use super::sequence::{lambda_returns, Buffer};
+use crate::agent::{Agent, BatchAgent};
+
+/// The recurrent part of a replica.
+struct Recurrent {
+    lstm: Lstm,
+    /// The state acting carries; zeroed at every episode end.
+    acting: LstmState,
+    /// The state training unrolls from. Quirk 33: as in JAX it is the final state of the
+    /// previous unroll (which ends on the next trajectory's first observation, so that one
+    /// is processed twice) and, unless `reset_unroll_state` is set, is never reset at
+    /// episode boundaries.
+    unroll_state: LstmState,
+    unroll: Unroll,
+    /// The torso's output and the LSTM's input when acting, `[1, width]`.
+    acting_input: Vec<f32>,
+    /// The acting step's record (one step).
+    acting_unroll: Unroll,
+    /// Loss gradients with respect to the LSTM outputs, `[T + 1, H]`.
+    delta_h: Vec<f32>,
+}
+
+/// One replica's networks, state and scratch buffers.
+struct Replica {
+    rng: RandomState,
+    num_actions: usize,
+    obs_len: usize,
+    params: Params,
+    torso: Mlp,
+    recurrent: Option<Recurrent>,
+    /// The policy logits and the value in one Linear (`num_actions + 1` outputs).
+    head: Linear,
+    buffer: Buffer,
+    /// Torso activations of a trajectory, `[T + 1, width]` per layer, and their gradients.
+    torso_acts: Vec<Vec<f32>>,
+    torso_deltas: Vec<Vec<f32>>,
+    /// Head outputs of a trajectory, `[T + 1, A + 1]`, and their gradients.
+    out: Vec<f32>,
+    delta_out: Vec<f32>,
+    /// Torso activations and head output when acting.
+    acting_acts: Vec<Vec<f32>>,
+    acting_out: Vec<f32>,
+}
+
+impl Replica {
+    /// The initialisation draws a lone agent makes: torso layers, the LSTM, then the head.
+    fn new(spec: &ReplicaSpec, base: &ActorCriticConfig, lstm_size: Option<usize>) -> Self {
+        let obs_len = spec.observation_spec.len();
+        let num_actions = spec.action_spec.num_actions;
+        let mut rng = RandomState::new(spec.seed);
+        let mut params = Params::new();
+        let mut sizes = vec![obs_len];
+        sizes.extend(&base.hidden);
+        // Quirk 31: the JAX torso has no ReLU after its last Linear.
+        assert!(
+            !base.hidden.is_empty(),
+            "the actor-critic torso needs a layer"
+        );
+        let torso = Mlp::new(&mut params, &mut rng, &sizes);
+        let width = torso.output_len();
+        let rows = base.sequence_length + 1;
+        let recurrent = lstm_size.map(|hidden| {
+            let lstm = Lstm::new(&mut params, &mut rng, width, hidden);
+            Recurrent {
+                acting: LstmState::zeros(hidden),
+                unroll_state: LstmState::zeros(hidden),
+                unroll: Unroll::new(&lstm, rows),
+                acting_input: vec![0.0; width],
+                acting_unroll: Unroll::new(&lstm, 1),
+                delta_h: vec![0.0; rows * hidden],
+                lstm,
+            }
+        });
+        let head_in = lstm_size.unwrap_or(width);
+        let head = Linear::new(&mut params, &mut rng, head_in, num_actions + 1);
+        Replica {
+            rng,
+            num_actions,
+            obs_len,
+            torso_acts: torso.activations(rows),
+            torso_deltas: torso.activations(rows),
+            acting_acts: torso.activations(1),
+            out: vec![0.0; rows * (num_actions + 1)],
+            delta_out: vec![0.0; rows * (num_actions + 1)],
+            acting_out: vec![0.0; num_actions + 1],
+            buffer: Buffer::new(obs_len, base.sequence_length),
+            params,
+            torso,
+            recurrent,
+            head,
+        }
+    }
+
+    fn select_action(&mut self, observation: &[f32]) -> usize {
+        let Replica {
+            params,
+            torso,
+            acting_acts,
+            ..
+        } = self;
+        torso.forward(params, observation, 1, acting_acts);
+        let features = acting_acts.last().expect("the torso has layers");
+        match &mut self.recurrent {
+            Some(rec) => {
+                rec.acting_input.copy_from_slice(features);
+                rec.lstm.forward(
+                    params,
+                    &rec.acting_input,
+                    1,
+                    &mut rec.acting,
+                    &mut rec.acting_unroll,
+                );
+                self.head
+                    .forward(params, &rec.acting.h, &mut self.acting_out);
+            }
+            None => self.head.forward(params, features, &mut self.acting_out),
+        }
+        sample_softmax(&self.acting_out[..self.num_actions], &mut self.rng)
+    }
+
+    fn update(
+        &mut self,
+        config: &ActorCriticConfig,
+        reset_unroll_state: bool,
+        timestep: &TimeStep,
+        action: usize,
+        new_timestep: &TimeStep,
+    ) {
+        if new_timestep.last() {
+            if let Some(rec) = &mut self.recurrent {
+                rec.acting.reset();
+            }
+        }
+        self.buffer.append(timestep, action, new_timestep);
+        if self.buffer.full() || new_timestep.last() {
+            self.buffer.drain();
+            self.sgd_step(config);
+            if new_timestep.last() && reset_unroll_state {
+                if let Some(rec) = &mut self.recurrent {
+                    rec.unroll_state.reset();
+                }
+            }
+        }
+    }
+
+    /// One SGD step on the trajectory in the buffer: `T` transitions, `T + 1` observations.
+    fn sgd_step(&mut self, config: &ActorCriticConfig) {
+        let t_len = self.buffer.len();
+        let rows = t_len + 1;
+        let Replica {
+            params,
+            torso,
+            recurrent,
+            head,
+            buffer,
+            torso_acts,
+            torso_deltas,
+            out,
+            delta_out,
+            num_actions,
+            ..
+        } = self;
+        let a = *num_actions;
+        let obs = &buffer.observations[..rows * self.obs_len];
+        torso.forward(params, obs, rows, torso_acts);
+        let features =
+            &torso_acts.last().expect("the torso has layers")[..rows * torso.output_len()];
+        let out = &mut out[..rows * (a + 1)];
+        match recurrent {
+            Some(rec) => {
+                let mut state = rec.unroll_state.clone();
+                rec.lstm
+                    .forward(params, features, rows, &mut state, &mut rec.unroll);
+                rec.unroll_state = state;
+                let h = rec.unroll.outputs(rec.lstm.hidden, rows);
+                head.forward(params, h, out);
+            }
+            None => head.forward(params, features, out),
+        }
+        let delta_out = &mut delta_out[..rows * (a + 1)];
+        loss_gradient(out, a, buffer, config, delta_out);
+        match recurrent {
+            Some(rec) => {
+                let hid = rec.lstm.hidden;
+                let delta_h = &mut rec.delta_h[..rows * hid];
+                let h = rec.unroll.outputs(hid, rows);
+                head.backward(params, h, delta_out, Some(delta_h));
+                let last = torso_deltas.len() - 1;
+                rec.lstm.backward(
+                    params,
+                    features,
+                    rows,
+                    &mut rec.unroll,
+                    delta_h,
+                    &mut torso_deltas[last],
+                );
+            }
+            None => {
+                let last = torso_deltas.len() - 1;
+                let width = torso.output_len();
+                head.backward(
+                    params,
+                    features,
+                    delta_out,
+                    Some(&mut torso_deltas[last][..rows * width]),
+                );
+            }
+        }
+        torso.backward(params, obs, rows, torso_acts, torso_deltas);
+        params.adam(config.learning_rate);
+    }
+}
+
+/// The gradient of bsuite's JAX actor-critic loss `mean_t(δ_t²) + mean_t(−log π(a_t|s_t)·δ_t)`
+/// with respect to the head outputs `out` (`[T + 1, A + 1]`: logits, then the value), δ from
+/// TD(λ) returns that carry no gradient, and the policy term's δ without gradient either
+/// (rlax.td_lambda and rlax.policy_gradient_loss). The last row, the bootstrap, gets none.
+fn loss_gradient(
+    out: &[f32],
+    num_actions: usize,
+    buffer: &Buffer,
+    config: &ActorCriticConfig,
+    delta: &mut [f32],
+) {
+    let width = num_actions + 1;
+    let t_len = buffer.len();
+    let values: Vec<f32> = out
+        .chunks_exact(width)
+        .map(|row| row[num_actions])
+        .collect();
+    let returns = lambda_returns(
+        &buffer.rewards,
+        &buffer.discounts,
+        &values,
+        config.discount,
+        config.td_lambda,
+    );
+    let scale = 1.0 / t_len as f32;
+    delta.fill(0.0);
+    for t in 0..t_len {
+        let td = returns[t] - values[t];
+        let logits = &out[t * width..t * width + num_actions];
+        let row = &mut delta[t * width..(t + 1) * width];
+        // d/dz of −log softmax(z)[a]·δ is (softmax(z) − onehot(a))·δ.
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mut total = 0.0f32;
+        for (d, &z) in row.iter_mut().zip(logits) {
+            *d = (z - max).exp();
+            total += *d;
+        }
+        let action = buffer.actions[t] as usize;
+        for (j, d) in row[..num_actions].iter_mut().enumerate() {
+            let p = *d / total;
+            let onehot = if j == action { 1.0 } else { 0.0 };
+            *d = (p - onehot) * td * scale;
+        }
+        row[num_actions] = -2.0 * td * scale;
+    }
+}
+
+/// Actor-critic replicas (feed-forward or recurrent) in lockstep on the CPU (see the module
+/// docs); a [`BatchAgent`], and with one replica an ordinary [`Agent`].
+///
+/// ```no_run
+/// use bsuite_baselines::tch_agents::{ActorCriticConfig, ActorCriticReplicas, ReplicaSpec};
+/// use bsuite_baselines::Agent;
+/// use bsuite_envs::Environment;
+///
+/// let mut env = bsuite_envs::load("catch/0").unwrap();
+/// let spec = ReplicaSpec {
+///     observation_spec: env.observation_spec(),
+///     action_spec: env.action_spec(),
+///     seed: 0,
+/// };
+/// let mut agent = ActorCriticReplicas::feed_forward(ActorCriticConfig::default(), &[spec]);
+/// bsuite_baselines::run(&mut agent, &mut env, 100).unwrap();
+/// ```
+pub struct ActorCriticReplicas {
+    config: ActorCriticConfig,
+    reset_unroll_state: bool,
+    replicas: Vec<Replica>,
+}
+
+impl ActorCriticReplicas {
+    /// bsuite's feed-forward `actor_critic`, one replica per spec.
+    pub fn feed_forward(config: ActorCriticConfig, specs: &[ReplicaSpec]) -> Self {
+        let replicas = specs
+            .iter()
+            .map(|s| Replica::new(s, &config, None))
+            .collect();
+        ActorCriticReplicas {
+            config,
+            reset_unroll_state: false,
+            replicas,
+        }
+    }
+
+    /// bsuite's `actor_critic_rnn`, one replica per spec.
+    pub fn recurrent(config: ActorCriticRnnConfig, specs: &[ReplicaSpec]) -> Self {
+        let replicas = specs
+            .iter()
+            .map(|s| Replica::new(s, &config.base, Some(config.lstm_size)))
+            .collect();
+        ActorCriticReplicas {
+            config: config.base,
+            reset_unroll_state: config.reset_unroll_state,
+            replicas,
+        }
+    }
+
+    /// The number of parameters of each replica.
+    pub fn parameter_counts(&self) -> Vec<usize> {
+        self.replicas.iter().map(|r| r.params.len()).collect()
+    }
+}
+
+impl BatchAgent for ActorCriticReplicas {
+    fn len(&self) -> usize {
+        self.replicas.len()
+    }
+
+    fn select_actions(&mut self, timesteps: &[TimeStep], actions: &mut [usize]) {
+        for ((replica, timestep), action) in self.replicas.iter_mut().zip(timesteps).zip(actions) {
+            *action = replica.select_action(&timestep.observation);
+        }
+    }
+
+    fn update(&mut self, timesteps: &[TimeStep], actions: &[usize], new_timesteps: &[TimeStep]) {
+        for (r, replica) in self.replicas.iter_mut().enumerate() {
+            replica.update(
+                &self.config,
+                self.reset_unroll_state,
+                &timesteps[r],
+                actions[r],
+                &new_timesteps[r],
+            );
+        }
+    }
+
+    fn retain(&mut self, keep: &[bool]) {
+        assert_eq!(keep.len(), self.replicas.len(), "one flag per replica");
+        let mut flags = keep.iter();
+        self.replicas
+            .retain(|_| *flags.next().expect("one flag per replica"));
+    }
+}
+
+impl Agent for ActorCriticReplicas {
+    /// Acts for the first replica (an agent made for one).
+    fn select_action(&mut self, timestep: &TimeStep) -> usize {
+        assert_eq!(
+            self.replicas.len(),
+            1,
+            "Agent::select_action on a batch of replicas"
+        );
+        self.replicas[0].select_action(&timestep.observation)
+    }
+
+    fn update(&mut self, timestep: &TimeStep, action: usize, new_timestep: &TimeStep) {
+        assert_eq!(
+            self.replicas.len(),
+            1,
+            "Agent::update on a batch of replicas"
+        );
+        self.replicas[0].update(
+            &self.config,
+            self.reset_unroll_state,
+            timestep,
+            action,
+            new_timestep,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bsuite_envs::{ActionSpec, ObservationSpec, StepType};
+
+    fn timestep(step_type: StepType, x: f32) -> TimeStep {
+        let (reward, discount) = match step_type {
+            StepType::First => (None, None),
+            StepType::Mid => (Some(0.0), Some(1.0)),
+            StepType::Last => (Some(1.0), Some(0.0)),
+        };
+        TimeStep {
+            step_type,
+            reward,
+            discount,
+            observation: vec![x, 1.0 - x].into(),
+        }
+    }
+
+    fn small_rnn(reset_unroll_state: bool) -> ActorCriticReplicas {
+        let config = ActorCriticRnnConfig {
+            base: ActorCriticConfig {
+                hidden: vec![3],
+                sequence_length: 2,
+                ..ActorCriticConfig::default()
+            },
+            lstm_size: 2,
+            reset_unroll_state,
+        };
+        let spec = ReplicaSpec {
+            observation_spec: ObservationSpec {
+                shape: vec![2],
+                dtype: "float32",
+                name: "observation",
+            },
+            action_spec: ActionSpec {
+                num_actions: 2,
+                dtype: "int64",
+            },
+            seed: 1,
+        };
+        ActorCriticReplicas::recurrent(config, &[spec])
+    }
+
+    /// The LSTM state after running `observations` from `state` with the replica's
+    /// current parameters, computed afresh.
+    fn unrolled(agent: &ActorCriticReplicas, observations: &[f32], state: &LstmState) -> LstmState {
+        let replica = &agent.replicas[0];
+        let rec = replica.recurrent.as_ref().unwrap();
+        let rows = observations.len() / 2;
+        let mut acts = replica.torso.activations(rows);
+        replica
+            .torso
+            .forward(&replica.params, observations, rows, &mut acts);
+        let mut state = state.clone();
+        let mut unroll = Unroll::new(&rec.lstm, rows);
+        rec.lstm.forward(
+            &replica.params,
+            acts.last().unwrap(),
+            rows,
+            &mut state,
+            &mut unroll,
+        );
+        state
+    }
+
+    /// Quirk 33 by hand: each unroll starts from the previous unroll's final state (which
+    /// saw the next trajectory's first observation already), across episode ends, while
+    /// acting starts every episode from zeros; the option resets training at episode ends.
+    #[test]
+    fn unroll_state_carries_over_trajectories_and_episodes() {
+        for reset in [false, true] {
+            let mut agent = small_rnn(reset);
+            let zero = LstmState::zeros(2);
+            // Episode 1: three transitions, so one full trajectory of two, then one of one.
+            let obs = [0.1f32, 0.2, 0.3, 0.4];
+            let ts = [
+                timestep(StepType::First, obs[0]),
+                timestep(StepType::Mid, obs[1]),
+                timestep(StepType::Mid, obs[2]),
+                timestep(StepType::Last, obs[3]),
+            ];
+            let flat = |xs: &[f32]| xs.iter().flat_map(|&x| [x, 1.0 - x]).collect::<Vec<_>>();
+            // Parameters change at every SGD step, so the expected state is computed with
+            // the parameters the unroll used: those before the step.
+            let mut expected = zero.clone();
+            for t in 0..3 {
+                let _ = Agent::select_action(&mut agent, &ts[t]);
+                let before = (t == 1 || t == 2).then(|| {
+                    let start = if t == 1 { 0 } else { 2 };
+                    unrolled(&agent, &flat(&obs[start..=t + 1]), &expected)
+                });
+                Agent::update(&mut agent, &ts[t], 0, &ts[t + 1]);
+                if let Some(state) = before {
+                    expected = state;
+                }
+            }
+            let rec = agent.replicas[0].recurrent.as_ref().unwrap();
+            assert_eq!(rec.acting, zero, "acting state is reset at the episode end");
+            if reset {
+                assert_eq!(
+                    rec.unroll_state, zero,
+                    "reset at the episode end when asked"
+                );
+            } else {
+                assert_eq!(rec.unroll_state, expected, "carried over the episode end");
+                assert_ne!(rec.unroll_state, zero);
+            }
+            // The buffer's second trajectory started at the drained one's last observation.
+            assert_eq!(agent.replicas[0].buffer.observations, flat(&obs[2..4]));
+        }
+    }
+}

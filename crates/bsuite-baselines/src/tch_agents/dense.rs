@@ -1,0 +1,555 @@
+//! Networks computed on the host for one replica: linear layers, MLPs and Haiku's LSTM,
+//! forward and backward written out, over parameters kept in one flat buffer with their
+//! Adam state.
+//!
+//! Small networks spend most of their time in per-call overhead when run through LibTorch,
+//! and replicas do not share weights, so batching them raises no arithmetic intensity:
+//! plain loops over one replica's weights, read once per row block, are as fast as the
+//! hardware allows here. Every loop runs in a fixed order (see [`super::host`]), so a
+//! replica computes the same bits alone or beside any others, acting and training use the
+//! same kernels, and a run is reproducible from its seed.
+
+use bsuite_envs::RandomState;
+
+use super::host::{self, AdamStep};
+use super::nets::truncated_normal;
+
+/// A replica's parameters, their gradients and Adam moments, in flat buffers; layers hold
+/// offsets into them.
+pub(crate) struct Params {
+    pub(crate) values: Vec<f32>,
+    pub(crate) grad: Vec<f32>,
+    m: Vec<f32>,
+    v: Vec<f32>,
+    adam_steps: u64,
+}
+
+impl Params {
+    pub(crate) fn new() -> Self {
+        Params {
+            values: Vec::new(),
+            grad: Vec::new(),
+            m: Vec::new(),
+            v: Vec::new(),
+            adam_steps: 0,
+        }
+    }
+
+    /// Appends parameters initialised to `values`; returns their offset.
+    fn push(&mut self, values: &[f32]) -> usize {
+        let at = self.values.len();
+        self.values.extend_from_slice(values);
+        let n = self.values.len();
+        for buffer in [&mut self.grad, &mut self.m, &mut self.v] {
+            buffer.resize(n, 0.0);
+        }
+        at
+    }
+
+    /// The number of parameters.
+    pub(crate) fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// One Adam step (β1 0.9, β2 0.999, ε 1e-8, PyTorch's and optax's form) on every
+    /// parameter with the gradients accumulated since the last step, which it then clears.
+    pub(crate) fn adam(&mut self, learning_rate: f64) {
+        self.adam_steps += 1;
+        let step = AdamStep::new(learning_rate, 0.9, 0.999, 1e-8, self.adam_steps);
+        host::adam(&mut self.values, &mut self.m, &mut self.v, &self.grad, step);
+        self.grad.fill(0.0);
+    }
+}
+
+/// A linear layer `y = x·W + b`, `W` being `[fan_in, fan_out]` row-major.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Linear {
+    pub(crate) fan_in: usize,
+    pub(crate) fan_out: usize,
+    w: usize,
+    b: usize,
+}
+
+impl Linear {
+    /// Haiku's `Linear` initialisation from `rng`: weights ~ TruncatedNormal(1/sqrt(fan_in)),
+    /// zero biases.
+    pub(crate) fn new(
+        params: &mut Params,
+        rng: &mut RandomState,
+        fan_in: usize,
+        fan_out: usize,
+    ) -> Self {
+        let w = truncated_normal(rng, fan_in * fan_out, 1.0 / (fan_in as f64).sqrt());
+        Self::from_weights(params, &w, fan_in, fan_out)
+    }
+
+    fn from_weights(params: &mut Params, w: &[f32], fan_in: usize, fan_out: usize) -> Self {
+        let w = params.push(w);
+        let b = params.push(&vec![0.0; fan_out]);
+        Linear {
+            fan_in,
+            fan_out,
+            w,
+            b,
+        }
+    }
+
+    fn weights<'a>(&self, params: &'a [f32]) -> &'a [f32] {
+        &params[self.w..self.w + self.fan_in * self.fan_out]
+    }
+
+    /// `out = input·W + b` for every row (`input` `[rows, fan_in]`, `out` `[rows, fan_out]`).
+    pub(crate) fn forward(&self, params: &Params, input: &[f32], out: &mut [f32]) {
+        let bias = &params.values[self.b..self.b + self.fan_out];
+        for row in out.chunks_exact_mut(self.fan_out) {
+            row.copy_from_slice(bias);
+        }
+        host::add_product(out, input, self.weights(&params.values), self.fan_out);
+    }
+
+    /// Accumulates the gradients of `W` and `b` from the output gradient `delta` of rows
+    /// `input`, and writes the input gradient into `delta_in` when asked.
+    pub(crate) fn backward(
+        &self,
+        params: &mut Params,
+        input: &[f32],
+        delta: &[f32],
+        delta_in: Option<&mut [f32]>,
+    ) {
+        let Params { values, grad, .. } = params;
+        let (fan_in, fan_out) = (self.fan_in, self.fan_out);
+        host::add_weight_grad(
+            &mut grad[self.w..][..fan_in * fan_out],
+            input,
+            delta,
+            fan_out,
+        );
+        let grad_b = &mut grad[self.b..][..fan_out];
+        for row in delta.chunks_exact(fan_out) {
+            for (g, &d) in grad_b.iter_mut().zip(row) {
+                *g += d;
+            }
+        }
+        if let Some(delta_in) = delta_in {
+            host::backprop_input(delta_in, delta, self.weights(values), fan_out);
+        }
+    }
+}
+
+/// Haiku's `MLP`: linear layers with a ReLU between them and none after the last.
+pub(crate) struct Mlp {
+    layers: Vec<Linear>,
+}
+
+impl Mlp {
+    /// Layers `sizes[i] → sizes[i + 1]`, initialised in order.
+    pub(crate) fn new(params: &mut Params, rng: &mut RandomState, sizes: &[usize]) -> Self {
+        let layers = sizes
+            .windows(2)
+            .map(|pair| Linear::new(params, rng, pair[0], pair[1]))
+            .collect();
+        Mlp { layers }
+    }
+
+    /// The width of the output.
+    pub(crate) fn output_len(&self) -> usize {
+        self.layers.last().map_or(0, |l| l.fan_out)
+    }
+
+    /// Buffers for the activations of `rows` rows, one per layer.
+    pub(crate) fn activations(&self, rows: usize) -> Vec<Vec<f32>> {
+        self.layers
+            .iter()
+            .map(|l| vec![0.0; rows * l.fan_out])
+            .collect()
+    }
+
+    /// Runs `rows` rows of `input` through the layers; `acts[i]` receives layer `i`'s
+    /// output (after its ReLU), the last one the network's output.
+    pub(crate) fn forward(
+        &self,
+        params: &Params,
+        input: &[f32],
+        rows: usize,
+        acts: &mut [Vec<f32>],
+    ) {
+        let last = self.layers.len() - 1;
+        for (i, layer) in self.layers.iter().enumerate() {
+            let (before, after) = acts.split_at_mut(i);
+            let x = if i == 0 {
+                &input[..rows * layer.fan_in]
+            } else {
+                &before[i - 1][..rows * layer.fan_in]
+            };
+            let out = &mut after[0][..rows * layer.fan_out];
+            layer.forward(params, x, out);
+            if i < last {
+                host::relu(out);
+            }
+        }
+    }
+
+    /// Backpropagates the output gradient, which `deltas[last]` holds on entry, through
+    /// the layers of a [`Mlp::forward`] over the same rows; accumulates the parameter
+    /// gradients. `deltas` has the shapes of the activations and is overwritten.
+    pub(crate) fn backward(
+        &self,
+        params: &mut Params,
+        input: &[f32],
+        rows: usize,
+        acts: &[Vec<f32>],
+        deltas: &mut [Vec<f32>],
+    ) {
+        for (i, layer) in self.layers.iter().enumerate().rev() {
+            let (before, after) = deltas.split_at_mut(i);
+            let delta = &after[0][..rows * layer.fan_out];
+            let x = if i == 0 {
+                &input[..rows * layer.fan_in]
+            } else {
+                &acts[i - 1][..rows * layer.fan_in]
+            };
+            if i == 0 {
+                layer.backward(params, x, delta, None);
+            } else {
+                let delta_in = &mut before[i - 1][..rows * layer.fan_in];
+                layer.backward(params, x, delta, Some(delta_in));
+                host::relu_backward(delta_in, x);
+            }
+        }
+    }
+}
+
+/// Haiku's `LSTM`: one linear layer over `[x, h]` to the gates `[i, g, f, o]`, with 1 added
+/// to the forget gate's input; `c' = σ(f + 1)·c + σ(i)·tanh(g)`, `h' = σ(o)·tanh(c')`.
+pub(crate) struct Lstm {
+    pub(crate) input: usize,
+    pub(crate) hidden: usize,
+    /// The rows of the gates' layer that see `x`, then those that see `h`, one block.
+    gates: Linear,
+}
+
+/// An LSTM state `(h, c)`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct LstmState {
+    pub(crate) h: Vec<f32>,
+    pub(crate) c: Vec<f32>,
+}
+
+impl LstmState {
+    pub(crate) fn zeros(hidden: usize) -> Self {
+        LstmState {
+            h: vec![0.0; hidden],
+            c: vec![0.0; hidden],
+        }
+    }
+
+    pub(crate) fn reset(&mut self) {
+        self.h.fill(0.0);
+        self.c.fill(0.0);
+    }
+}
+
+/// What an unroll keeps for its backward pass.
+pub(crate) struct Unroll {
+    /// `[T, 4H]`: the gates' pre-activations, then (in place) `σ(i), tanh(g), σ(f + 1), σ(o)`.
+    gates: Vec<f32>,
+    /// `[T + 1, H]`: the initial `h`, then every step's.
+    pub(crate) h: Vec<f32>,
+    /// `[T + 1, H]`: the initial `c`, then every step's.
+    c: Vec<f32>,
+    /// The gradients of the gates, `[T, 4H]`.
+    delta_gates: Vec<f32>,
+}
+
+impl Unroll {
+    pub(crate) fn new(lstm: &Lstm, steps: usize) -> Self {
+        let h = lstm.hidden;
+        Unroll {
+            gates: vec![0.0; steps * 4 * h],
+            h: vec![0.0; (steps + 1) * h],
+            c: vec![0.0; (steps + 1) * h],
+            delta_gates: vec![0.0; steps * 4 * h],
+        }
+    }
+
+    /// The outputs `h_t` of steps `0..steps`, `[steps, H]`.
+    pub(crate) fn outputs(&self, hidden: usize, steps: usize) -> &[f32] {
+        &self.h[hidden..(steps + 1) * hidden]
+    }
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+impl Lstm {
+    /// Weights ~ TruncatedNormal(1/sqrt(input + hidden)) (the fan-in of `[x, h]`), zero
+    /// biases.
+    pub(crate) fn new(
+        params: &mut Params,
+        rng: &mut RandomState,
+        input: usize,
+        hidden: usize,
+    ) -> Self {
+        let gates = Linear::new(params, rng, input + hidden, 4 * hidden);
+        Lstm {
+            input,
+            hidden,
+            gates,
+        }
+    }
+
+    fn w_x<'a>(&self, values: &'a [f32]) -> &'a [f32] {
+        &self.gates.weights(values)[..self.input * 4 * self.hidden]
+    }
+
+    fn w_h<'a>(&self, values: &'a [f32]) -> &'a [f32] {
+        &self.gates.weights(values)[self.input * 4 * self.hidden..]
+    }
+
+    /// Runs `steps` steps over `input` (`[steps, input]`) from `state`, recording what the
+    /// backward pass needs in `unroll`; `state` ends as the last step's.
+    pub(crate) fn forward(
+        &self,
+        params: &Params,
+        input: &[f32],
+        steps: usize,
+        state: &mut LstmState,
+        unroll: &mut Unroll,
+    ) {
+        let (hid, g4) = (self.hidden, 4 * self.hidden);
+        let values = &params.values;
+        // The input part of every step's gates in one pass over W_x.
+        let gates = &mut unroll.gates[..steps * g4];
+        let bias = &values[self.gates.b..self.gates.b + g4];
+        for row in gates.chunks_exact_mut(g4) {
+            row.copy_from_slice(bias);
+        }
+        host::add_product(gates, &input[..steps * self.input], self.w_x(values), g4);
+        unroll.h[..hid].copy_from_slice(&state.h);
+        unroll.c[..hid].copy_from_slice(&state.c);
+        let w_h = self.w_h(values);
+        for t in 0..steps {
+            let row = &mut unroll.gates[t * g4..(t + 1) * g4];
+            host::add_product(row, &unroll.h[t * hid..(t + 1) * hid], w_h, g4);
+            let (i, rest) = row.split_at_mut(hid);
+            let (g, rest) = rest.split_at_mut(hid);
+            let (f, o) = rest.split_at_mut(hid);
+            let (prev_c, next) = unroll.c.split_at_mut((t + 1) * hid);
+            let (c_prev, c) = (&prev_c[t * hid..], &mut next[..hid]);
+            let h = &mut unroll.h[(t + 1) * hid..(t + 2) * hid];
+            for j in 0..hid {
+                let (si, tg, sf, so) = (
+                    sigmoid(i[j]),
+                    g[j].tanh(),
+                    sigmoid(f[j] + 1.0),
+                    sigmoid(o[j]),
+                );
+                (i[j], g[j], f[j], o[j]) = (si, tg, sf, so);
+                c[j] = sf * c_prev[j] + si * tg;
+                h[j] = so * c[j].tanh();
+            }
+        }
+        state
+            .h
+            .copy_from_slice(&unroll.h[steps * hid..(steps + 1) * hid]);
+        state
+            .c
+            .copy_from_slice(&unroll.c[steps * hid..(steps + 1) * hid]);
+    }
+
+    /// Backpropagation through time of an [`Lstm::forward`] over the same `input`: `delta_h`
+    /// (`[steps, H]`) is the loss gradient with respect to each step's output, the initial
+    /// state gets none. Accumulates the parameter gradients and writes the input gradient
+    /// into `delta_input` (`[steps, input]`).
+    pub(crate) fn backward(
+        &self,
+        params: &mut Params,
+        input: &[f32],
+        steps: usize,
+        unroll: &mut Unroll,
+        delta_h: &[f32],
+        delta_input: &mut [f32],
+    ) {
+        let (hid, g4) = (self.hidden, 4 * self.hidden);
+        let mut dh_next = vec![0.0f32; hid];
+        let mut dc_next = vec![0.0f32; hid];
+        for t in (0..steps).rev() {
+            let acts = &unroll.gates[t * g4..(t + 1) * g4];
+            let (si, rest) = acts.split_at(hid);
+            let (tg, rest) = rest.split_at(hid);
+            let (sf, so) = rest.split_at(hid);
+            let c_prev = &unroll.c[t * hid..(t + 1) * hid];
+            let c = &unroll.c[(t + 1) * hid..(t + 2) * hid];
+            let d = &mut unroll.delta_gates[t * g4..(t + 1) * g4];
+            let (di, rest) = d.split_at_mut(hid);
+            let (dg, rest) = rest.split_at_mut(hid);
+            let (df, d_o) = rest.split_at_mut(hid);
+            for j in 0..hid {
+                let dh = delta_h[t * hid + j] + dh_next[j];
+                let tc = c[j].tanh();
+                let dc = dc_next[j] + dh * so[j] * (1.0 - tc * tc);
+                d_o[j] = dh * tc * so[j] * (1.0 - so[j]);
+                di[j] = dc * tg[j] * si[j] * (1.0 - si[j]);
+                dg[j] = dc * si[j] * (1.0 - tg[j] * tg[j]);
+                df[j] = dc * c_prev[j] * sf[j] * (1.0 - sf[j]);
+                dc_next[j] = dc * sf[j];
+            }
+            if t > 0 {
+                host::backprop_input(&mut dh_next, d, self.w_h(&params.values), g4);
+            }
+        }
+        let delta = &unroll.delta_gates[..steps * g4];
+        let Params { values, grad, .. } = params;
+        let w = self.gates.w;
+        let (x_len, h_len) = (self.input * g4, hid * g4);
+        host::add_weight_grad(
+            &mut grad[w..w + x_len],
+            &input[..steps * self.input],
+            delta,
+            g4,
+        );
+        host::add_weight_grad(
+            &mut grad[w + x_len..w + x_len + h_len],
+            &unroll.h[..steps * hid],
+            delta,
+            g4,
+        );
+        let grad_b = &mut grad[self.gates.b..self.gates.b + g4];
+        for row in delta.chunks_exact(g4) {
+            for (g, &d) in grad_b.iter_mut().zip(row) {
+                *g += d;
+            }
+        }
+        host::backprop_input(
+            &mut delta_input[..steps * self.input],
+            delta,
+            self.w_x(values),
+            g4,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The loss `Σ_t Σ_j coeff[t][j]·h_t[j]` of an unroll, in f64 from the f32 outputs.
+    fn lstm_loss(lstm: &Lstm, params: &Params, input: &[f32], steps: usize, coeff: &[f32]) -> f64 {
+        let mut state = LstmState::zeros(lstm.hidden);
+        state
+            .h
+            .iter_mut()
+            .enumerate()
+            .for_each(|(j, h)| *h = 0.1 * j as f32);
+        state
+            .c
+            .iter_mut()
+            .enumerate()
+            .for_each(|(j, c)| *c = -0.2 * j as f32);
+        let mut unroll = Unroll::new(lstm, steps);
+        lstm.forward(params, input, steps, &mut state, &mut unroll);
+        let out = unroll.outputs(lstm.hidden, steps);
+        out.iter()
+            .zip(coeff)
+            .map(|(&h, &k)| f64::from(h) * f64::from(k))
+            .sum()
+    }
+
+    /// The hand-written backward passes against finite differences of the forward ones.
+    #[test]
+    fn gradients_match_finite_differences() {
+        let mut rng = RandomState::new(3);
+        let mut params = Params::new();
+        let (steps, input, hidden) = (4, 3, 2);
+        let mlp = Mlp::new(&mut params, &mut rng, &[5, 6, input]);
+        let lstm = Lstm::new(&mut params, &mut rng, input, hidden);
+        let x: Vec<f32> = (0..steps * 5)
+            .map(|i| if i % 3 == 0 { 0.0 } else { rng.randn() as f32 })
+            .collect();
+        let coeff: Vec<f32> = (0..steps * hidden).map(|_| rng.randn() as f32).collect();
+        let loss = |params: &Params| {
+            let mut acts = mlp.activations(steps);
+            mlp.forward(params, &x, steps, &mut acts);
+            lstm_loss(&lstm, params, &acts[1], steps, &coeff)
+        };
+        // Analytic gradients.
+        let mut acts = mlp.activations(steps);
+        mlp.forward(&params, &x, steps, &mut acts);
+        let mut state = LstmState::zeros(hidden);
+        state
+            .h
+            .iter_mut()
+            .enumerate()
+            .for_each(|(j, h)| *h = 0.1 * j as f32);
+        state
+            .c
+            .iter_mut()
+            .enumerate()
+            .for_each(|(j, c)| *c = -0.2 * j as f32);
+        let mut unroll = Unroll::new(&lstm, steps);
+        lstm.forward(&params, &acts[1], steps, &mut state, &mut unroll);
+        let mut deltas = mlp.activations(steps);
+        lstm.backward(
+            &mut params,
+            &acts[1],
+            steps,
+            &mut unroll,
+            &coeff,
+            &mut deltas[1],
+        );
+        mlp.backward(&mut params, &x, steps, &acts, &mut deltas);
+        let analytic = params.grad.clone();
+        for (k, &a) in analytic.iter().enumerate() {
+            let eps = 1e-2f32;
+            let original = params.values[k];
+            params.values[k] = original + eps;
+            let up = loss(&params);
+            params.values[k] = original - eps;
+            let down = loss(&params);
+            params.values[k] = original;
+            let numeric = (up - down) / (2.0 * f64::from(eps));
+            let a = f64::from(a);
+            assert!(
+                (a - numeric).abs() <= 2e-3 + 2e-2 * numeric.abs(),
+                "parameter {k}: analytic {a}, numeric {numeric}"
+            );
+        }
+        assert!(analytic.iter().filter(|g| **g != 0.0).count() > params.len() / 2);
+    }
+
+    #[test]
+    fn products_agree_with_a_plain_sum() {
+        let mut rng = RandomState::new(9);
+        let (rows, fan_in, width) = (3, 37, 21);
+        let x: Vec<f32> = (0..rows * fan_in).map(|_| rng.randn() as f32).collect();
+        let w: Vec<f32> = (0..fan_in * width).map(|_| rng.randn() as f32).collect();
+        let mut out = vec![0.0; rows * width];
+        host::add_product(&mut out, &x, &w, width);
+        let mut single = vec![0.0; width];
+        host::add_dense_rows(&mut single, &x[fan_in..2 * fan_in], &w);
+        assert_eq!(
+            &out[width..2 * width],
+            &single[..],
+            "one row or many: the same bits"
+        );
+        for r in 0..rows {
+            for j in 0..width {
+                let sum: f64 = (0..fan_in)
+                    .map(|k| f64::from(x[r * fan_in + k]) * f64::from(w[k * width + j]))
+                    .sum();
+                assert!((f64::from(out[r * width + j]) - sum).abs() < 1e-4);
+            }
+        }
+        let mut back = vec![0.0; rows * fan_in];
+        host::backprop_input(&mut back, &out, &w, width);
+        for r in 0..rows {
+            for k in 0..fan_in {
+                let sum: f64 = (0..width)
+                    .map(|j| f64::from(out[r * width + j]) * f64::from(w[k * width + j]))
+                    .sum();
+                assert!((f64::from(back[r * fan_in + k]) - sum).abs() < 1e-3 * (1.0 + sum.abs()));
+            }
+        }
+    }
+}
