@@ -13,12 +13,15 @@ use clap::Subcommand;
 pub enum BenchTarget {
     /// Scoring speed on a full 468-id sweep directory, ours and ref_score.py's side by side.
     Score(crate::bench_score::BenchScoreArgs),
-    /// Agent steps per second (select_action + env step + update) of the LibTorch agents on
-    /// catch: one agent at a time, and for dqn also its 20 seeds as one lockstep batch,
-    /// side by side (runs bsuite-bench-agents, built against LibTorch; pass its options
-    /// after `--`, e.g. `-- --agents dqn --ids deep_sea --steps 5000`).
+    /// CPU time per agent step (select_action + env step + update) of the four LibTorch
+    /// agents on catch: one by one, batched over its 20 ids where the agent batches (and
+    /// actor_critic_rnn on memory_len), each next to its floor from a cost model over the
+    /// matmul rate and read bandwidth measured in the same run. Options go to
+    /// bsuite-bench-agents, built against LibTorch: `--json`, `--python PATH` (bsuite's JAX
+    /// agents side by side; `tools/reference/setup_jax_agents.sh` builds that venv),
+    /// `--agents`, `--ids`, `--steps`, e.g. `cargo xtask bench agents --json`.
     Agents {
-        /// Options of bsuite-bench-agents (default: dqn and boot_dqn on catch).
+        /// Options of bsuite-bench-agents (default: every agent on catch).
         #[arg(
             trailing_var_arg = true,
             allow_hyphen_values = true,

@@ -1,28 +1,37 @@
-//! `bsuite-bench-agents`: agent steps per second (select_action + env step + update) of
+//! `bsuite-bench-agents`: CPU time per agent step (select_action + env step + update) of
 //! the LibTorch agents, one agent at a time and, for agents that batch, as lockstep
-//! replicas side by side. Run it through `cargo xtask bench agents`, which builds it
+//! replicas; each next to its hardware floor (a cost model of the agent's arithmetic and
+//! memory traffic over rates measured in the same run) and, with `--python`, next to
+//! bsuite 0.3.6's own JAX agent. Run it through `cargo xtask bench agents`, which builds it
 //! optimised against LibTorch.
 
-use std::process::ExitCode;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use bsuite_baselines::factory::{self, AgentSetup};
-use bsuite_baselines::tch_agents::{Device, Dqn, DqnConfig};
+use bsuite_baselines::tch_agents::{BootDqnConfig, DqnConfig};
 use bsuite_baselines::{BatchAgent, OneByOne};
 use bsuite_envs::{BsuiteId, Environment, TimeStep};
 use clap::Parser;
+use tch::{Device, Kind, Tensor};
 
-/// Agent throughput on bsuite ids: one by one, and batched where the agent batches.
+/// Agent cost per step on bsuite ids: one by one, batched where the agent batches, its
+/// floor, and optionally the JAX reference.
 #[derive(Parser, Debug)]
 #[command(name = "bsuite-bench-agents")]
 struct Args {
-    /// Agents to time (by name), one agent at a time on the first id; agents that batch
-    /// also as one batch over all ids.
-    #[arg(long, num_args = 1.., default_values_t = ["dqn".to_string(), "boot_dqn".to_string()])]
+    /// Agents to time (by name): one agent at a time on the first id, and agents that
+    /// batch also as one batch over all ids.
+    #[arg(long, num_args = 1.., default_values_t = ["dqn".to_string(), "boot_dqn".to_string(), "actor_critic".to_string(), "actor_critic_rnn".to_string()])]
     agents: Vec<String>,
     /// Ids to time them on: ids, experiments or tags (default: catch, its 20 seeds).
     #[arg(long, num_args = 1.., default_values_t = ["catch".to_string()])]
     ids: Vec<String>,
+    /// Ids actor_critic_rnn is also timed on (its own experiment).
+    #[arg(long, num_args = 1.., default_values_t = ["memory_len".to_string()])]
+    rnn_ids: Vec<String>,
     /// Agent steps run before timing starts (past the replay warm-up, so SGD runs every
     /// step).
     #[arg(long, default_value_t = 500)]
@@ -30,6 +39,14 @@ struct Args {
     /// Timed agent steps (per replica when batched).
     #[arg(long, default_value_t = 3000)]
     steps: usize,
+    /// Print `{"agents": {"<agent>": {"single_us", "batched_us", "floor_us", "python_us",
+    /// ...}}, "machine": {...}}` (CPU microseconds per agent step) instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Also time bsuite 0.3.6's JAX `default_agent` of each agent on the first id with this
+    /// interpreter (the venv of `tools/reference/setup_jax_agents.sh`).
+    #[arg(long, value_name = "PYTHON")]
+    python: Option<PathBuf>,
 }
 
 /// Nanoseconds this thread has run on a CPU (Linux's schedstat), so that a busy machine
@@ -39,17 +56,13 @@ fn thread_cpu_ns() -> Option<u64> {
     text.split_whitespace().next()?.parse().ok()
 }
 
-/// Agent steps per second, by wall clock and by this thread's CPU time.
-#[derive(Clone, Copy)]
-struct Rate {
-    wall: f64,
-    cpu: Option<f64>,
-}
-
-impl Rate {
-    /// The CPU-time rate where known (what an otherwise idle core gives), else the wall one.
-    fn best(self) -> f64 {
-        self.cpu.unwrap_or(self.wall)
+/// Seconds of this thread's CPU time (wall time where unknown) spent in `f`.
+fn cpu_seconds(f: impl FnOnce()) -> f64 {
+    let (wall, cpu) = (Instant::now(), thread_cpu_ns());
+    f();
+    match (cpu, thread_cpu_ns()) {
+        (Some(a), Some(b)) if b > a => (b - a) as f64 * 1e-9,
+        _ => wall.elapsed().as_secs_f64(),
     }
 }
 
@@ -64,107 +77,414 @@ fn setup(id: BsuiteId) -> (Box<dyn Environment>, AgentSetup) {
     (env, setup)
 }
 
+/// What a timed run measured.
+#[derive(Clone, Copy)]
+struct Timing {
+    /// CPU microseconds per agent step, over all replicas.
+    us_per_step: f64,
+    /// Agent steps per episode during the timed steps.
+    episode_len: f64,
+    /// The fraction of nonzero observation entries seen.
+    density: f64,
+}
+
 /// Times `steps` lockstep rounds of `agent` over `envs` after `warmup` rounds; an episode
-/// that ends is reset at once. The rate counts agent steps over all replicas.
+/// that ends is reset at once.
 fn time_rounds(
     agent: &mut dyn BatchAgent,
     envs: &mut [Box<dyn Environment>],
     warmup: usize,
     steps: usize,
-) -> Rate {
+) -> Timing {
     let n = envs.len();
     let mut ts: Vec<TimeStep> = envs.iter_mut().map(|env| env.reset()).collect();
     let mut new_ts = vec![TimeStep::default(); n];
     let mut actions = vec![0; n];
-    let mut start = Instant::now();
-    let mut cpu_start = thread_cpu_ns();
-    for round in 0..warmup + steps {
-        if round == warmup {
-            start = Instant::now();
-            cpu_start = thread_cpu_ns();
-        }
-        agent.select_actions(&ts, &mut actions);
+    let (mut episodes, mut nonzero, mut entries) = (0usize, 0usize, 0usize);
+    let mut round = |count: bool, ts: &mut Vec<TimeStep>, new_ts: &mut Vec<TimeStep>| {
+        agent.select_actions(ts, &mut actions);
         for (i, env) in envs.iter_mut().enumerate() {
             env.step_into(actions[i], &mut new_ts[i])
                 .expect("valid action");
         }
-        agent.update(&ts, &actions, &new_ts);
-        std::mem::swap(&mut ts, &mut new_ts);
-        for (env, t) in envs.iter_mut().zip(&mut ts) {
+        agent.update(ts, &actions, new_ts);
+        std::mem::swap(ts, new_ts);
+        for (env, t) in envs.iter_mut().zip(ts.iter_mut()) {
+            if count {
+                nonzero += t.observation.iter().filter(|x| **x != 0.0).count();
+                entries += t.observation.len();
+            }
             if t.last() {
+                episodes += usize::from(count);
                 env.reset_into(t);
             }
         }
-    }
-    let total = (steps * n) as f64;
-    let wall = total / start.elapsed().as_secs_f64();
-    let cpu = match (cpu_start, thread_cpu_ns()) {
-        (Some(a), Some(b)) if b > a => Some(total / ((b - a) as f64 * 1e-9)),
-        _ => None,
     };
-    Rate { wall, cpu }
+    for _ in 0..warmup {
+        round(true, &mut ts, &mut new_ts);
+    }
+    let seconds = cpu_seconds(|| {
+        for _ in 0..steps {
+            round(false, &mut ts, &mut new_ts);
+        }
+    });
+    Timing {
+        us_per_step: seconds * 1e6 / (steps * n) as f64,
+        episode_len: (warmup * n) as f64 / episodes.max(1) as f64,
+        density: nonzero as f64 / entries.max(1) as f64,
+    }
 }
 
-fn print_row(agent: &str, how: &str, rate: Rate, baseline: Option<f64>) {
-    let cpu = rate.cpu.map_or("n/a".to_string(), |r| format!("{r:.0}"));
-    let us = 1e6 / rate.best();
-    let ratio = baseline.map_or(String::new(), |b| format!("{:.1}x", rate.best() / b));
-    println!(
-        "{:<10} {:<38} {:>12.0} {:>12} {:>10.1} {:>9}",
-        agent, how, rate.wall, cpu, us, ratio
+/// The work of one agent step of one replica: floating-point operations and bytes moved
+/// to and from wherever the replica's working set lives.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cost {
+    flops: f64,
+    bytes: f64,
+    /// Bytes of the replica's weights (its working set when acting).
+    weight_bytes: f64,
+}
+
+/// A dense network's multiply-adds per row and its parameter count; `density` scales the
+/// first layer, whose zero inputs the agents skip.
+fn mlp(sizes: &[usize], density: f64) -> (f64, f64) {
+    let mut macs = 0.0;
+    let mut params = 0.0;
+    for (i, pair) in sizes.windows(2).enumerate() {
+        let scale = if i == 0 { density } else { 1.0 };
+        macs += (pair[0] * pair[1]) as f64 * scale;
+        params += (pair[0] * pair[1] + pair[1]) as f64;
+    }
+    (macs, params)
+}
+
+/// Bytes an SGD step moves per parameter: the weights read forward and backward (4 + 4),
+/// gradients written and read back (8), and Adam reading weights, moments and gradients
+/// and writing the first three back (28).
+const SGD_BYTES_PER_PARAM: f64 = 44.0;
+/// Floating-point operations of Adam per parameter (moments, square root, division).
+const ADAM_FLOPS_PER_PARAM: f64 = 10.0;
+
+/// The cost model of `agent` per agent step on an id with these sizes; `None` for agents
+/// without one.
+fn cost_model(
+    agent: &str,
+    obs_len: usize,
+    actions: usize,
+    episode_len: f64,
+    density: f64,
+) -> Option<Cost> {
+    let f = |x: usize| x as f64;
+    match agent {
+        "dqn" | "boot_dqn" => {
+            let (members, hidden, batch) = if agent == "dqn" {
+                let c = DqnConfig::default();
+                (1.0, c.hidden, c.batch_size)
+            } else {
+                let c = BootDqnConfig::default();
+                (f(c.num_ensemble), c.hidden, c.batch_size)
+            };
+            let mut sizes = vec![obs_len];
+            sizes.extend(hidden);
+            sizes.push(actions);
+            let (macs, params) = mlp(&sizes, density);
+            let b = f(batch);
+            // Acting: one member's forward. SGD every step: online and target forwards of
+            // the batch, the backward (weight and input gradients), Adam; per member.
+            let sgd_flops = 2.0 * macs * b * 2.0 + 4.0 * macs * b + ADAM_FLOPS_PER_PARAM * params;
+            // The target network is read too.
+            let sgd_bytes = (SGD_BYTES_PER_PARAM + 4.0) * params;
+            Some(Cost {
+                flops: 2.0 * macs + members * sgd_flops,
+                bytes: 4.0 * params + members * sgd_bytes,
+                weight_bytes: 4.0 * params * members,
+            })
+        }
+        "actor_critic" | "actor_critic_rnn" => {
+            let rnn = agent == "actor_critic_rnn";
+            let (hidden, lstm) = if rnn {
+                (vec![256, 256], 256)
+            } else {
+                (vec![64, 64], 0)
+            };
+            let mut torso = vec![obs_len];
+            torso.extend(&hidden);
+            let width = *torso.last().expect("a torso");
+            let (torso_macs, torso_params) = mlp(&torso, density);
+            let head_in = if rnn { lstm } else { width };
+            let (head_macs, head_params) = mlp(&[head_in, actions + 1], 1.0);
+            let (lstm_macs, lstm_params) = mlp(&[width + lstm, 4 * lstm], 1.0);
+            let (macs, params) = (
+                torso_macs + head_macs + lstm_macs,
+                torso_params + head_params + lstm_params,
+            );
+            // One SGD step per trajectory of T transitions (T + 1 rows).
+            let t = episode_len.clamp(1.0, 32.0);
+            let rows = t + 1.0;
+            let sgd_flops = 2.0 * macs * rows + 4.0 * macs * rows + ADAM_FLOPS_PER_PARAM * params;
+            // The recurrent weights are read again for every row, forward and backward.
+            let recurrent_bytes = 4.0 * f(lstm * 4 * lstm) * 2.0 * (rows - 1.0);
+            let sgd_bytes = SGD_BYTES_PER_PARAM * params + recurrent_bytes;
+            Some(Cost {
+                flops: 2.0 * macs + sgd_flops / t,
+                bytes: 4.0 * params + sgd_bytes / t,
+                weight_bytes: 4.0 * params,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// This CPU's rates on one thread, measured now.
+struct Machine {
+    /// Single-precision matrix multiply (LibTorch, 256³), FLOP/s.
+    matmul_flops: f64,
+    /// Read bandwidth, B/s, by working-set size in bytes (cached by size).
+    bandwidth: BTreeMap<u64, f64>,
+}
+
+impl Machine {
+    fn measure() -> Self {
+        tch::set_num_threads(1);
+        let a = Tensor::randn([256, 256], (Kind::Float, Device::Cpu));
+        let b = Tensor::randn([256, 256], (Kind::Float, Device::Cpu));
+        let _ = a.mm(&b);
+        let reps = 200;
+        let seconds = cpu_seconds(|| {
+            for _ in 0..reps {
+                let _ = a.mm(&b);
+            }
+        });
+        Machine {
+            matmul_flops: 2.0 * 256f64.powi(3) * f64::from(reps) / seconds,
+            bandwidth: BTreeMap::new(),
+        }
+    }
+
+    /// The read bandwidth over a working set of `bytes`: one call sums a view that repeats
+    /// the buffer (stride 0) to 64 MB, so the buffer is read again and again from the
+    /// cache level it fits in, and per-call overhead does not count.
+    fn bandwidth(&mut self, bytes: f64) -> f64 {
+        let bytes = (bytes.max(16.0 * 1024.0) as u64).next_power_of_two();
+        *self.bandwidth.entry(bytes).or_insert_with(|| {
+            let n = (bytes / 4) as i64;
+            let repeats = ((64 << 20) / bytes).max(1) as i64;
+            let t = Tensor::ones([n], (Kind::Float, Device::Cpu));
+            let view = t.expand([repeats, n], false);
+            let _ = view.sum(Kind::Float);
+            let calls = 10;
+            let seconds = cpu_seconds(|| {
+                for _ in 0..calls {
+                    let _ = view.sum(Kind::Float);
+                }
+            });
+            (bytes * repeats as u64 * calls) as f64 / seconds
+        })
+    }
+
+    /// The floor of a step: the larger of its arithmetic time and its memory time, and
+    /// which of the two it is.
+    fn floor(&mut self, cost: Cost, replicas: usize) -> (f64, &'static str) {
+        let compute = cost.flops / self.matmul_flops;
+        let memory = cost.bytes / self.bandwidth(cost.weight_bytes * replicas as f64);
+        if compute >= memory {
+            (compute * 1e6, "compute")
+        } else {
+            (memory * 1e6, "memory")
+        }
+    }
+}
+
+/// One agent's figures.
+#[derive(Default)]
+struct AgentReport {
+    single_us: Option<f64>,
+    batched_us: Option<f64>,
+    floor_us: Option<f64>,
+    bound: Option<&'static str>,
+    python_us: Option<f64>,
+    /// Extra rows (e.g. actor_critic_rnn on memory_len): label -> (single, batched).
+    extra: Vec<(String, Option<f64>, Option<f64>)>,
+}
+
+fn select(selectors: &[String]) -> Result<Vec<BsuiteId>, String> {
+    let mut ids = Vec::new();
+    for selector in selectors {
+        ids.extend(bsuite_envs::select(selector).map_err(|e| e.to_string())?);
+    }
+    if ids.is_empty() {
+        return Err("no ids selected".to_string());
+    }
+    Ok(ids)
+}
+
+/// One by one on the first id and, where the agent batches, batched over all.
+fn time_agent(
+    name: &str,
+    ids: &[BsuiteId],
+    args: &Args,
+) -> Result<(Timing, Option<Timing>), String> {
+    let entry = factory::agent(name).map_err(|e| e.to_string())?;
+    let (env, s) = setup(ids[0]);
+    let mut envs = vec![env];
+    let mut agent = OneByOne(vec![(entry.make)(&s)]);
+    let single = time_rounds(&mut agent, &mut envs, args.warmup, args.steps);
+    let batched = entry.batching.filter(|_| ids.len() > 1).map(|batching| {
+        let (mut envs, setups): (Vec<_>, Vec<_>) = ids.iter().map(|&id| setup(id)).unzip();
+        let mut agent = (batching.make)(&setups);
+        time_rounds(&mut *agent, &mut envs, args.warmup, args.steps)
+    });
+    Ok((single, batched))
+}
+
+/// Microseconds per agent step of bsuite's JAX agent `name` on `id`.
+fn python_us(python: &PathBuf, name: &str, id: BsuiteId) -> Result<f64, String> {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tools/reference/jax_agent.py"
     );
+    // boot_dqn trains from its 128th transition on, and is slow: fewer, later episodes.
+    let (episodes, warmup) = if name == "boot_dqn" {
+        ("30", "20")
+    } else {
+        ("200", "20")
+    };
+    let output = Command::new(python)
+        .args([script, "bench", "--agent", name, "--id", &id.to_string()])
+        .args(["--episodes", episodes, "--warmup", warmup])
+        .output()
+        .map_err(|e| format!("running {}: {e}", python.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} {script} bench --agent {name} failed: {}",
+            python.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = text.lines().last().unwrap_or_default();
+    let key = "\"cpu_us_per_step\":";
+    let value = line
+        .split_once(key)
+        .and_then(|(_, rest)| rest.split([',', '}']).next())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .ok_or_else(|| format!("no {key} in the JAX bench output: {line}"))?;
+    Ok(value)
+}
+
+fn json_number(x: Option<f64>) -> String {
+    x.map_or("null".to_string(), |x| format!("{x:.3}"))
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let mut ids: Vec<BsuiteId> = Vec::new();
-    for selector in &args.ids {
-        ids.extend(bsuite_envs::select(selector).map_err(|e| e.to_string())?);
-    }
-    let Some(&first) = ids.first() else {
-        return Err("no ids selected".to_string());
-    };
-    println!(
-        "{:<10} {:<38} {:>12} {:>12} {:>10} {:>9}",
-        "agent",
-        "how (agent steps = select + env step + update)",
-        "wall step/s",
-        "cpu step/s",
-        "cpu us",
-        "vs first"
-    );
+    let ids = select(&args.ids)?;
+    let rnn_ids = select(&args.rnn_ids)?;
+    let mut machine = Machine::measure();
+    let mut reports: Vec<(String, AgentReport)> = Vec::new();
     for name in &args.agents {
-        let entry = factory::agent(name).map_err(|e| e.to_string())?;
-        let (env, s) = setup(first);
-        let mut envs = vec![env];
-        let mut baseline = None;
-        if name == "dqn" {
-            // What every id ran before the lockstep engine, and what --device cuda runs.
-            let mut agent = OneByOne(vec![Dqn::new(
-                &s.observation_spec,
-                &s.action_spec,
-                DqnConfig::default(),
-                s.seed,
-                Device::Cpu,
-            )]);
-            let rate = time_rounds(&mut agent, &mut envs, args.warmup, args.steps);
-            print_row(
-                name,
-                &format!("{first}, tensor ops + autograd, alone"),
-                rate,
-                None,
-            );
-            baseline = Some(rate.best());
+        let (single, batched) = time_agent(name, &ids, &args)?;
+        let mut report = AgentReport {
+            single_us: Some(single.us_per_step),
+            batched_us: batched.map(|t| t.us_per_step),
+            ..AgentReport::default()
+        };
+        let (env, _) = setup(ids[0]);
+        let obs_len = env.observation_spec().len();
+        let actions = env.action_spec().num_actions;
+        if let Some(cost) = cost_model(name, obs_len, actions, single.episode_len, single.density) {
+            let (floor, bound) = machine.floor(cost, 1);
+            report.floor_us = Some(floor);
+            report.bound = Some(bound);
         }
-        let mut agent = OneByOne(vec![(entry.make)(&s)]);
-        let rate = time_rounds(&mut agent, &mut envs, args.warmup, args.steps);
-        print_row(name, &format!("{first}, one by one"), rate, baseline);
-        let baseline = baseline.unwrap_or(rate.best());
-        if let Some(batching) = entry.batching {
-            let (mut envs, setups): (Vec<_>, Vec<_>) = ids.iter().map(|&id| setup(id)).unzip();
-            let mut agent = (batching.make)(&setups);
-            let rate = time_rounds(&mut *agent, &mut envs, args.warmup, args.steps);
-            let how = format!("{} ids in one lockstep batch", ids.len());
-            print_row(name, &how, rate, Some(baseline));
+        if name == "actor_critic_rnn" {
+            let (single, batched) = time_agent(name, &rnn_ids, &args)?;
+            let label = args.rnn_ids.join(" ");
+            report.extra.push((
+                label,
+                Some(single.us_per_step),
+                batched.map(|t| t.us_per_step),
+            ));
+        }
+        if let Some(python) = &args.python {
+            report.python_us = Some(python_us(python, name, ids[0])?);
+        }
+        reports.push((name.clone(), report));
+    }
+    let bandwidths: Vec<String> = machine
+        .bandwidth
+        .iter()
+        .map(|(bytes, bw)| format!("\"{bytes}\": {:.2}", bw / 1e9))
+        .collect();
+    if args.json {
+        let agents: Vec<String> = reports
+            .iter()
+            .map(|(name, r)| {
+                let mut fields = vec![
+                    format!("\"single_us\": {}", json_number(r.single_us)),
+                    format!("\"batched_us\": {}", json_number(r.batched_us)),
+                    format!("\"floor_us\": {}", json_number(r.floor_us)),
+                    format!("\"python_us\": {}", json_number(r.python_us)),
+                    format!(
+                        "\"bound\": {}",
+                        r.bound.map_or("null".to_string(), |b| format!("\"{b}\""))
+                    ),
+                ];
+                for (label, single, batched) in &r.extra {
+                    fields.push(format!(
+                        "\"{label}\": {{\"single_us\": {}, \"batched_us\": {}}}",
+                        json_number(*single),
+                        json_number(*batched)
+                    ));
+                }
+                format!("\"{name}\": {{{}}}", fields.join(", "))
+            })
+            .collect();
+        println!(
+            "{{\"ids\": \"{}\", \"agents\": {{{}}}, \"machine\": {{\"matmul_gflops\": {:.2}, \"read_gbs_by_bytes\": {{{}}}}}}}",
+            ids[0],
+            agents.join(", "),
+            machine.matmul_flops / 1e9,
+            bandwidths.join(", ")
+        );
+        return Ok(());
+    }
+    println!(
+        "CPU us per agent step (select + env step + update), one thread; {} and {} ids",
+        ids[0],
+        ids.len()
+    );
+    println!(
+        "machine: matmul {:.1} GFLOP/s; read GB/s by working set: {}",
+        machine.matmul_flops / 1e9,
+        bandwidths.join(", ")
+    );
+    println!(
+        "{:<18} {:>10} {:>10} {:>10} {:>8} {:>10} {:>9} {:>9}",
+        "agent", "single", "batched", "floor", "bound", "python", "vs floor", "vs JAX"
+    );
+    let fmt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
+    for (name, r) in &reports {
+        let best = match (r.single_us, r.batched_us) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let ratio = |num: Option<f64>, den: Option<f64>| match (num, den) {
+            (Some(n), Some(d)) => format!("{:.2}x", n / d),
+            _ => "-".to_string(),
+        };
+        println!(
+            "{:<18} {:>10} {:>10} {:>10} {:>8} {:>10} {:>9} {:>9}",
+            name,
+            fmt(r.single_us),
+            fmt(r.batched_us),
+            fmt(r.floor_us),
+            r.bound.unwrap_or("-"),
+            fmt(r.python_us),
+            ratio(best, r.floor_us),
+            ratio(r.python_us, best),
+        );
+        for (label, single, batched) in &r.extra {
+            println!("  {:<16} {:>10} {:>10}", label, fmt(*single), fmt(*batched));
         }
     }
     Ok(())
