@@ -56,8 +56,13 @@ impl Params {
     pub(crate) fn adam(&mut self, learning_rate: f64) {
         self.adam_steps += 1;
         let step = AdamStep::new(learning_rate, 0.9, 0.999, 1e-8, self.adam_steps);
-        host::adam(&mut self.values, &mut self.m, &mut self.v, &self.grad, step);
-        self.grad.fill(0.0);
+        host::adam_and_clear(
+            &mut self.values,
+            &mut self.m,
+            &mut self.v,
+            &mut self.grad,
+            step,
+        );
     }
 }
 

@@ -433,6 +433,25 @@ kernel! {
 }
 
 kernel! {
+    /// [`adam`], then zeroes the gradient in the same pass (one sweep over memory less).
+    pub(crate) fn adam_and_clear(w: &mut [f32], m: &mut [f32], v: &mut [f32], g: &mut [f32], step: AdamStep) {
+        let AdamStep { beta1, beta2, step_size, inv_sqrt_bias2, eps } = step;
+        let (c1, c2) = (1.0 - beta1, 1.0 - beta2);
+        let n = w.len();
+        let (m, v, g) = (&mut m[..n], &mut v[..n], &mut g[..n]);
+        for i in 0..n {
+            let gi = g[i];
+            let mi = beta1 * m[i] + c1 * gi;
+            let vi = beta2 * v[i] + c2 * (gi * gi);
+            m[i] = mi;
+            v[i] = vi;
+            w[i] -= step_size * (mi / (vi.sqrt() * inv_sqrt_bias2 + eps));
+            g[i] = 0.0;
+        }
+    }
+}
+
+kernel! {
     /// `x = β·x`, `times` times over, rounding after each multiplication as `times` Adam
     /// moment updates without gradient would; stops early once no value changes any more
     /// (zero, or a subnormal that rounds back to itself).
@@ -534,6 +553,10 @@ mod tests {
         let step = AdamStep::new(1e-3, 0.9, 0.999, 1e-8, 17);
         let (mut w, mut m, mut v) = (w0.clone(), m0.clone(), v0.clone());
         adam(&mut w, &mut m, &mut v, &g, step);
+        let (mut w2, mut m2, mut v2, mut g2) = (w0.clone(), m0.clone(), v0.clone(), g.clone());
+        adam_and_clear(&mut w2, &mut m2, &mut v2, &mut g2, step);
+        assert_eq!((&w2, &m2, &v2), (&w, &m, &v), "adam_and_clear is adam");
+        assert!(g2.iter().all(|&x| x == 0.0));
         let (c1, c2) = (1.0 - step.beta1, 1.0 - step.beta2);
         for i in 0..n {
             let mi = step.beta1 * m0[i] + c1 * g[i];
