@@ -222,7 +222,13 @@ fn run_agent(agent: &str, dir: &Path, episodes: usize, batch_size: usize, jobs: 
 fn replicas_in_a_batch_compute_what_they_compute_alone() {
     let root = std::env::temp_dir().join(format!("bsuite-tch-batch-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    for (agent, episodes) in [("dqn", 60), ("actor_critic", 60), ("actor_critic_rnn", 20)] {
+    let agents = [
+        ("dqn", 60),
+        ("boot_dqn", 30),
+        ("actor_critic", 60),
+        ("actor_critic_rnn", 20),
+    ];
+    for (agent, episodes) in agents {
         // One by one (each id its own agent), then batches of 4, 2 and all 9 ids.
         let alone_dir = root.join(agent).join("alone");
         run_agent(agent, &alone_dir, episodes, 1, 2);

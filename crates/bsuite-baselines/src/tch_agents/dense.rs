@@ -22,9 +22,12 @@ pub(crate) struct Params {
     m: Vec<f32>,
     v: Vec<f32>,
     adam_steps: u64,
+    /// False for fixed networks (priors, snapshots): no gradient or Adam state is kept.
+    trainable: bool,
 }
 
 impl Params {
+    /// Parameters that train.
     pub(crate) fn new() -> Self {
         Params {
             values: Vec::new(),
@@ -32,6 +35,15 @@ impl Params {
             m: Vec::new(),
             v: Vec::new(),
             adam_steps: 0,
+            trainable: true,
+        }
+    }
+
+    /// Parameters of a fixed network: forward passes only.
+    pub(crate) fn frozen() -> Self {
+        Params {
+            trainable: false,
+            ..Params::new()
         }
     }
 
@@ -39,9 +51,11 @@ impl Params {
     fn push(&mut self, values: &[f32]) -> usize {
         let at = self.values.len();
         self.values.extend_from_slice(values);
-        let n = self.values.len();
-        for buffer in [&mut self.grad, &mut self.m, &mut self.v] {
-            buffer.resize(n, 0.0);
+        if self.trainable {
+            let n = self.values.len();
+            for buffer in [&mut self.grad, &mut self.m, &mut self.v] {
+                buffer.resize(n, 0.0);
+            }
         }
         at
     }
@@ -85,12 +99,20 @@ impl Linear {
         fan_out: usize,
     ) -> Self {
         let w = truncated_normal(rng, fan_in * fan_out, 1.0 / (fan_in as f64).sqrt());
-        Self::from_weights(params, &w, fan_in, fan_out)
+        Self::from_weights(params, &w, &vec![0.0; fan_out])
     }
 
-    fn from_weights(params: &mut Params, w: &[f32], fan_in: usize, fan_out: usize) -> Self {
+    /// A layer with these weights (`[fan_in, fan_out]` row-major) and biases.
+    pub(crate) fn from_weights(params: &mut Params, w: &[f32], b: &[f32]) -> Self {
+        let fan_out = b.len();
+        let fan_in = w.len() / fan_out;
+        assert_eq!(
+            fan_in * fan_out,
+            w.len(),
+            "weights of a {fan_out}-wide layer"
+        );
         let w = params.push(w);
-        let b = params.push(&vec![0.0; fan_out]);
+        let b = params.push(b);
         Linear {
             fan_in,
             fan_out,
@@ -153,6 +175,11 @@ impl Mlp {
             .windows(2)
             .map(|pair| Linear::new(params, rng, pair[0], pair[1]))
             .collect();
+        Mlp { layers }
+    }
+
+    /// An MLP of these layers.
+    pub(crate) fn from_layers(layers: Vec<Linear>) -> Self {
         Mlp { layers }
     }
 

@@ -1,24 +1,33 @@
-//! DQN for many replicas at once on the CPU: each replica (one bsuite_id) keeps its own
-//! networks, Adam state, replay and random stream, and all of them act and learn in
-//! lockstep, so that every LibTorch call serves the whole batch.
+//! DQN and bootstrapped DQN for many replicas at once on the CPU: each replica (one
+//! bsuite_id) keeps its own networks, Adam state, replay and random stream, and all of them
+//! act and learn in lockstep, so that every LibTorch call serves the whole batch. A
+//! bootstrapped replica is an ensemble of members (bsuite's 20), each a Q-network with its
+//! own target and frozen prior network; members are stacked beside replicas, so one call
+//! also serves every member.
 //!
-//! The network is bsuite's `Flatten → MLP[64, 64, A]`. Its first layer runs on the host as a
-//! sparse product: it skips zero inputs, which are nearly all of deep_sea's, catch's and
-//! MNIST's, and lets replicas with different observation sizes share a batch. The later
-//! layers are stacked over replicas and run as LibTorch batched matrix products (`bmm`),
-//! forward and backward written out by hand: no autograd graph, and a handful of calls per
-//! step for the whole batch. Adam, ReLU and the loss are host loops over the stacked
-//! parameters.
+//! The network is bsuite's `Flatten → MLP[64, 64, A]` (`[50, 50]` for bootstrapped DQN). Its
+//! first layer runs on the host as a sparse product: it skips zero inputs, which are nearly
+//! all of deep_sea's, catch's and MNIST's, and lets replicas with different observation
+//! sizes share a batch; an ensemble's members sit side by side in one first-layer matrix,
+//! so a sample's row of it serves them all. The later layers are stacked over replicas and
+//! members ("slots") and run as LibTorch batched matrix products (`bmm`), forward and
+//! backward written out by hand: no autograd graph, and a handful of calls per step for the
+//! whole batch. Adam, ReLU and the loss are host loops over the stacked parameters. Prior
+//! networks are fixed, so their values are computed once per transition on the host and
+//! kept in replay.
 //!
-//! A replica's results do not depend on its batch: per replica, every product has the same
+//! A replica's results do not depend on its batch: per slot, every product has the same
 //! shapes and 64-byte alignment (hidden sizes and the action count are padded to multiples
-//! of 16 with zero weights, which stay zero), and every host loop runs in a fixed order. So
+//! of 16 with zero weights, which stay zero, and every block of a slot starts on 64
+//! bytes), and every host loop runs in a fixed order. So
 //! a replica run alone, in a batch of 60, or resumed after a kill computes the same bits;
 //! `tests/tch_agents.rs` checks this.
 
 use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 use tch::Tensor;
 
+use super::boot_dqn::BootDqnConfig;
+use super::dense::{Linear, Mlp, Params};
 use super::dqn::DqnConfig;
 use super::host::{self, pad16, AdamStep, Entry, HostTensor};
 use super::nets::truncated_normal;
@@ -78,20 +87,25 @@ struct RowState {
 }
 
 impl FirstLayer {
+    /// Members' first layers side by side: row `k` holds member `m`'s weights of input `k`
+    /// in columns `m·member_width..`, the first `true_width` of them (the rest are padding).
     fn new(
         obs_len: usize,
-        width: usize,
-        online: &[f32],
-        target: &[f32],
+        member_width: usize,
+        online: &[&[f32]],
+        target: &[&[f32]],
         true_width: usize,
     ) -> Self {
-        let pad = |weights: &[f32]| {
+        let width = member_width * online.len();
+        let pad = |members: &[&[f32]]| {
             let mut w = vec![0.0f32; obs_len * width];
-            for (row, values) in w
-                .chunks_exact_mut(width)
-                .zip(weights.chunks_exact(true_width))
-            {
-                row[..true_width].copy_from_slice(values);
+            for (m, weights) in members.iter().enumerate() {
+                for (row, values) in w
+                    .chunks_exact_mut(width)
+                    .zip(weights.chunks_exact(true_width))
+                {
+                    row[m * member_width..][..true_width].copy_from_slice(values);
+                }
             }
             w
         };
@@ -255,6 +269,125 @@ struct Replica {
     actions: Vec<usize>,
     rewards: Vec<f32>,
     discounts: Vec<f32>,
+    /// A sample's first-layer rows or gradients of every member, `[members × width]`.
+    sample_row: Vec<f32>,
+    /// The ensemble's own state (bootstrapped DQN).
+    ensemble: Option<Ensemble>,
+}
+
+/// What a bootstrapped replica keeps beyond a DQN replica.
+struct Ensemble {
+    /// Each member's frozen prior network (outputs scaled by `prior_scale` when used)...
+    priors: Vec<(Params, Mlp)>,
+    /// ...and its target's own, randomly initialised like the online one (quirk 30) until
+    /// the first target update copies the online priors over.
+    target_priors: Vec<(Params, Mlp)>,
+    targets_synced: bool,
+    prior_scale: f32,
+    mask_prob: f64,
+    /// The acting member's network as it was when drawn. Quirk 32: JAX acts with a
+    /// snapshot of the member's parameters, so it does not see later SGD steps until the
+    /// next draw at an episode end.
+    active: (Params, Mlp),
+    active_member: usize,
+    /// Scratch: activations of one row through the (padded) acting network.
+    active_acts: Vec<Vec<f32>>,
+    /// This transition's bootstrap mask, one entry per member.
+    mask: Vec<f32>,
+    /// The last `o_t` and its prior values: the next transition's `o_tm1` within an
+    /// episode, whose priors need not be computed again.
+    last_prior: Option<(Vec<f32>, Vec<f32>)>,
+    /// Scratch: a transition's side data `[prior_tm1, prior_t, mask]` (see [`Ensemble::extra_width`]).
+    extra: Vec<f32>,
+    /// Scratch: activations of one row through one member.
+    acts: Vec<Vec<f32>>,
+    /// Scratch: a dense observation, and the target priors of a batch before the first
+    /// target update, `[batch × members × actions]`.
+    dense: Vec<f32>,
+    target_prior_values: Vec<f32>,
+}
+
+impl Ensemble {
+    /// Floats of side data per transition: both prior values and the mask.
+    fn extra_width(members: usize, num_actions: usize) -> usize {
+        2 * members * num_actions + members
+    }
+
+    /// Every member's scaled prior values of `observation`, `[members × actions]`.
+    fn prior_values(
+        nets: &[(Params, Mlp)],
+        scale: f32,
+        observation: &[f32],
+        acts: &mut [Vec<f32>],
+        out: &mut [f32],
+    ) {
+        for ((params, mlp), out) in nets.iter().zip(out.chunks_exact_mut(mlp_width(nets))) {
+            mlp.forward(params, observation, 1, acts);
+            let q = acts.last().expect("layers");
+            for (o, &v) in out.iter_mut().zip(q) {
+                *o = v * scale;
+            }
+        }
+    }
+}
+
+/// The output width of an ensemble's networks.
+fn mlp_width(nets: &[(Params, Mlp)]) -> usize {
+    nets.first().map_or(0, |(_, mlp)| mlp.output_len())
+}
+
+/// The engine's view of DQN's and bootstrapped DQN's hyperparameters.
+#[derive(Clone, Debug)]
+struct Settings {
+    hidden: Vec<usize>,
+    learning_rate: f64,
+    batch_size: usize,
+    discount: f32,
+    replay_capacity: usize,
+    min_replay_size: usize,
+    sgd_period: u64,
+    target_update_period: u64,
+    epsilon: f64,
+    /// Members per replica: 1 for DQN.
+    members: usize,
+    /// `(prior_scale, mask_prob)` of a bootstrapped ensemble; `None` for DQN.
+    ensemble: Option<(f32, f64)>,
+}
+
+impl From<DqnConfig> for Settings {
+    fn from(c: DqnConfig) -> Self {
+        Settings {
+            hidden: c.hidden,
+            learning_rate: c.learning_rate,
+            batch_size: c.batch_size,
+            discount: c.discount,
+            replay_capacity: c.replay_capacity,
+            min_replay_size: c.min_replay_size,
+            sgd_period: c.sgd_period,
+            target_update_period: c.target_update_period,
+            epsilon: c.epsilon,
+            members: 1,
+            ensemble: None,
+        }
+    }
+}
+
+impl From<BootDqnConfig> for Settings {
+    fn from(c: BootDqnConfig) -> Self {
+        Settings {
+            hidden: c.hidden,
+            learning_rate: c.learning_rate,
+            batch_size: c.batch_size,
+            discount: c.discount,
+            replay_capacity: c.replay_capacity,
+            min_replay_size: c.min_replay_size,
+            sgd_period: c.sgd_period,
+            target_update_period: c.target_update_period,
+            epsilon: c.epsilon,
+            members: c.num_ensemble,
+            ensemble: Some((c.prior_scale as f32, c.mask_prob)),
+        }
+    }
 }
 
 /// Where each later layer's weights and biases sit in a replica's row of the stacked
@@ -270,13 +403,14 @@ struct Layout {
 
 impl Layout {
     fn new(dims: Vec<usize>) -> Self {
+        // Every block starts on 64 bytes, so that every slot's matrices are aligned alike.
         let mut offsets = Vec::new();
         let mut row = 0;
         for pair in dims.windows(2) {
             let w = row;
-            row += pair[0] * pair[1];
-            offsets.push((w, row));
-            row += pair[1];
+            let b = pad16(w + pair[0] * pair[1]);
+            offsets.push((w, b));
+            row = pad16(b + pair[1]);
         }
         Layout { dims, offsets, row }
     }
@@ -321,8 +455,8 @@ struct Views {
     delta: Vec<Tensor>,
 }
 
-/// DQN replicas in lockstep on the CPU (see the module docs); a [`BatchAgent`], and with
-/// one replica an ordinary [`Agent`].
+/// DQN or bootstrapped DQN replicas in lockstep on the CPU (see the module docs); a
+/// [`BatchAgent`], and with one replica an ordinary [`Agent`].
 ///
 /// ```no_run
 /// use bsuite_baselines::tch_agents::{DqnConfig, DqnReplicas, ReplicaSpec};
@@ -342,7 +476,7 @@ struct Views {
 /// run_lockstep(&mut agent, envs, &[100; 4], |_, _, _| std::ops::ControlFlow::Continue(()), |_, _, _| {});
 /// ```
 pub struct DqnReplicas {
-    config: DqnConfig,
+    config: Settings,
     layout: Layout,
     replicas: Vec<Replica>,
     stack: Stack,
@@ -352,28 +486,42 @@ pub struct DqnReplicas {
 }
 
 impl DqnReplicas {
-    /// One replica per spec, each initialised from its own seed exactly as a lone agent
-    /// would be: online weights layer by layer, then target weights (quirk 30: the target
-    /// starts from its own draw), TruncatedNormal(1/sqrt(fan_in)), zero biases.
+    /// DQN, one replica per spec, each initialised from its own seed exactly as a lone
+    /// agent would be: online weights layer by layer, then target weights (quirk 30: the
+    /// target starts from its own draw), TruncatedNormal(1/sqrt(fan_in)), zero biases.
     pub fn new(config: DqnConfig, specs: &[ReplicaSpec]) -> Self {
+        Self::with_settings(config.into(), specs)
+    }
+
+    /// Bootstrapped DQN with randomized prior functions, one replica (an ensemble) per
+    /// spec: every member's online network, then every target, then every prior and every
+    /// target's prior, member after member and layer after layer, from the replica's seed.
+    pub fn bootstrapped(config: BootDqnConfig, specs: &[ReplicaSpec]) -> Self {
+        Self::with_settings(config.into(), specs)
+    }
+
+    fn with_settings(config: Settings, specs: &[ReplicaSpec]) -> Self {
         super::init_threads();
         assert!(
             !config.hidden.is_empty(),
             "DQN needs at least one hidden layer"
         );
+        assert!(config.members > 0, "an ensemble needs a member");
         let max_actions = specs
             .iter()
             .map(|s| s.action_spec.num_actions)
             .max()
             .unwrap_or(1);
+        // Multiples of 16: MKL's kernels run these shapes fastest (multiples of 8 measured
+        // slower for DQN and no faster for bootstrapped DQN).
         let mut dims: Vec<usize> = config.hidden.iter().map(|&h| pad16(h)).collect();
         dims.push(pad16(max_actions));
         let layout = Layout::new(dims);
-        let capacity = specs.len();
+        let capacity = specs.len() * config.members;
         let stack = Stack::new(&layout, capacity, config.batch_size);
         let mut agent = DqnReplicas {
             views: Views::new(&stack, &layout, capacity),
-            replicas: Vec::with_capacity(capacity),
+            replicas: Vec::with_capacity(specs.len()),
             config,
             layout,
             stack,
@@ -392,6 +540,11 @@ impl DqnReplicas {
         pad16(action_spec.num_actions.max(1)) as u64
     }
 
+    /// Stacked slots: replica `r`'s member `m` is slot `r·members + m`.
+    fn slots(&self) -> usize {
+        self.replicas.len() * self.config.members
+    }
+
     fn init_replica(&mut self, r: usize, spec: &ReplicaSpec) {
         let obs_len = spec.observation_spec.len();
         let num_actions = spec.action_spec.num_actions;
@@ -399,71 +552,213 @@ impl DqnReplicas {
             pad16(num_actions) <= *self.layout.dims.last().expect("layers"),
             "replica with {num_actions} actions in a batch padded for fewer"
         );
+        let members = self.config.members;
         let mut rng = RandomState::new(spec.seed);
         let mut sizes = vec![obs_len];
         sizes.extend(&self.config.hidden);
         sizes.push(num_actions);
-        let draw = |rng: &mut RandomState| -> Vec<Vec<f32>> {
-            sizes
-                .windows(2)
-                .map(|pair| truncated_normal(rng, pair[0] * pair[1], 1.0 / (pair[0] as f64).sqrt()))
+        let draw = |rng: &mut RandomState| -> Vec<Vec<Vec<f32>>> {
+            (0..members)
+                .map(|_| {
+                    sizes
+                        .windows(2)
+                        .map(|pair| {
+                            truncated_normal(rng, pair[0] * pair[1], 1.0 / (pair[0] as f64).sqrt())
+                        })
+                        .collect()
+                })
                 .collect()
         };
         let online = draw(&mut rng);
         let target = draw(&mut rng);
+        let online_first: Vec<&[f32]> = online.iter().map(|n| n[0].as_slice()).collect();
+        let target_first: Vec<&[f32]> = target.iter().map(|n| n[0].as_slice()).collect();
         let first = FirstLayer::new(
             obs_len,
             self.layout.dims[0],
-            &online[0],
-            &target[0],
+            &online_first,
+            &target_first,
             sizes[1],
         );
         let row = self.layout.row;
-        for (weights, buffer) in [
+        for (nets, buffer) in [
             (&online, &mut self.stack.params),
             (&target, &mut self.stack.target),
         ] {
-            let row = &mut buffer.as_mut_slice()[r * row..][..row];
-            for (i, &(w_off, _)) in self.layout.offsets.iter().enumerate() {
-                let (fan_in, fan_out) = (sizes[i + 1], sizes[i + 2]);
-                let padded_out = self.layout.dims[i + 1];
-                for (k, values) in weights[i + 1].chunks_exact(fan_out).enumerate() {
-                    row[w_off + k * padded_out..][..fan_out].copy_from_slice(values);
+            for (m, weights) in nets.iter().enumerate() {
+                let slot = r * members + m;
+                let row = &mut buffer.as_mut_slice()[slot * row..][..row];
+                for (i, &(w_off, _)) in self.layout.offsets.iter().enumerate() {
+                    let fan_out = sizes[i + 2];
+                    let padded_out = self.layout.dims[i + 1];
+                    for (k, values) in weights[i + 1].chunks_exact(fan_out).enumerate() {
+                        row[w_off + k * padded_out..][..fan_out].copy_from_slice(values);
+                    }
                 }
-                debug_assert!(fan_in <= self.layout.dims[i]);
             }
         }
+        let ensemble = self.config.ensemble.map(|(prior_scale, mask_prob)| {
+            let nets = |rng: &mut RandomState| -> Vec<(Params, Mlp)> {
+                (0..members)
+                    .map(|_| {
+                        let mut params = Params::frozen();
+                        let mlp = Mlp::new(&mut params, rng, &sizes);
+                        (params, mlp)
+                    })
+                    .collect()
+            };
+            let priors = nets(&mut rng);
+            let target_priors = nets(&mut rng);
+            let acts = priors[0].1.activations(1);
+            Ensemble {
+                priors,
+                target_priors,
+                targets_synced: false,
+                prior_scale,
+                mask_prob,
+                active: (Params::frozen(), Mlp::from_layers(Vec::new())),
+                active_member: 0,
+                active_acts: Vec::new(),
+                mask: vec![1.0; members],
+                last_prior: None,
+                extra: vec![0.0; Ensemble::extra_width(members, num_actions)],
+                acts,
+                dense: vec![0.0; obs_len],
+                target_prior_values: Vec::new(),
+            }
+        });
         let batch = self.config.batch_size;
+        let extra_width = if ensemble.is_some() {
+            Ensemble::extra_width(members, num_actions)
+        } else {
+            0
+        };
         self.replicas.push(Replica {
             rng,
             num_actions,
-            replay: SparseReplay::new(self.config.replay_capacity),
+            replay: SparseReplay::new(self.config.replay_capacity, extra_width),
+            sample_row: vec![0.0; first.width],
             first,
             explores: false,
             indices: Vec::with_capacity(batch),
             actions: vec![0; batch],
             rewards: vec![0.0; batch],
             discounts: vec![0.0; batch],
+            ensemble,
         });
+        if self.config.ensemble.is_some() {
+            self.snapshot(r, 0);
+        }
+    }
+
+    /// Makes member `m` of replica `r`, as it is now, the acting network (quirk 32).
+    fn snapshot(&mut self, r: usize, m: usize) {
+        let members = self.config.members;
+        let layout = &self.layout;
+        let replica = &mut self.replicas[r];
+        let d0 = layout.dims[0];
+        let first = &replica.first;
+        let mut params = Params::frozen();
+        let w: Vec<f32> = first
+            .w
+            .chunks_exact(first.width)
+            .flat_map(|row| &row[m * d0..(m + 1) * d0])
+            .copied()
+            .collect();
+        let mut layers = vec![Linear::from_weights(
+            &mut params,
+            &w,
+            &first.b[m * d0..(m + 1) * d0],
+        )];
+        let row = &self.stack.params.as_slice()[(r * members + m) * layout.row..][..layout.row];
+        for (i, &(w_off, b_off)) in layout.offsets.iter().enumerate() {
+            let (fan_in, fan_out) = (layout.dims[i], layout.dims[i + 1]);
+            layers.push(Linear::from_weights(
+                &mut params,
+                &row[w_off..w_off + fan_in * fan_out],
+                &row[b_off..b_off + fan_out],
+            ));
+        }
+        let ensemble = replica.ensemble.as_mut().expect("an ensemble");
+        let mlp = Mlp::from_layers(layers);
+        ensemble.active_acts = mlp.activations(1);
+        ensemble.active = (params, mlp);
+        ensemble.active_member = m;
     }
 
     /// Runs the stacked layers forward from `acts[0]` (the first layer's output, already
     /// written), writing every later layer's activations into `acts` (`views` are their
-    /// live parts).
+    /// live parts, `live` the live slots).
     fn forward(w: &[Tensor], b: &[Tensor], views: &[Tensor], acts: &mut [HostTensor], live: usize) {
         let layers = w.len();
         for i in 0..layers {
             let _ = b[i].baddbmm_out(&views[i + 1], &views[i], &w[i]);
             if i + 1 < layers {
-                let per_replica = acts[i + 1].as_slice().len() / capacity_of(&acts[i + 1]);
-                host::relu(&mut acts[i + 1].as_mut_slice()[..live * per_replica]);
+                let per_slot = acts[i + 1].as_slice().len() / capacity_of(&acts[i + 1]);
+                host::relu(&mut acts[i + 1].as_mut_slice()[..live * per_slot]);
             }
         }
     }
 
+    /// Records one replica's transition in its replay (with the ensemble's masks and
+    /// prior values), drawing what bsuite's agents draw at that point.
+    fn record(replica: &mut Replica, timestep: &TimeStep, action: usize, new: &TimeStep) {
+        let reward = new.reward_or_zero() as f32;
+        let discount = new.discount.unwrap_or(0.0) as f32;
+        let Some(ensemble) = &mut replica.ensemble else {
+            replica.replay.add(
+                &timestep.observation,
+                action,
+                reward,
+                discount,
+                &new.observation,
+            );
+            return;
+        };
+        if ensemble.mask_prob < 1.0 {
+            for m in &mut ensemble.mask {
+                *m = f32::from(replica.rng.bernoulli(ensemble.mask_prob));
+            }
+        }
+        let members = ensemble.mask.len();
+        let width = members * replica.num_actions;
+        let (prior_tm1, rest) = ensemble.extra.split_at_mut(width);
+        let (prior_t, mask) = rest.split_at_mut(width);
+        match ensemble.last_prior.take() {
+            Some((obs, prior)) if *obs == *timestep.observation => {
+                prior_tm1.copy_from_slice(&prior)
+            }
+            _ => Ensemble::prior_values(
+                &ensemble.priors,
+                ensemble.prior_scale,
+                &timestep.observation,
+                &mut ensemble.acts,
+                prior_tm1,
+            ),
+        }
+        Ensemble::prior_values(
+            &ensemble.priors,
+            ensemble.prior_scale,
+            &new.observation,
+            &mut ensemble.acts,
+            prior_t,
+        );
+        mask.copy_from_slice(&ensemble.mask);
+        ensemble.last_prior = Some((new.observation.to_vec(), prior_t.to_vec()));
+        replica.replay.add_with_extra(
+            &timestep.observation,
+            action,
+            reward,
+            discount,
+            &new.observation,
+            &ensemble.extra,
+        );
+    }
+
     fn sgd_step(&mut self) {
         let batch = self.config.batch_size;
-        let live = self.replicas.len();
+        let members = self.config.members;
+        let live = self.slots();
         let d0 = self.layout.dims[0];
         let stack = &mut self.stack;
         {
@@ -478,25 +773,44 @@ impl DqnReplicas {
                     actions,
                     rewards,
                     discounts,
+                    sample_row,
+                    ensemble,
+                    num_actions,
                     ..
                 } = replica;
                 replay.sample_indices(rng, indices, batch);
                 for (b, &slot) in indices.iter().enumerate() {
                     let t = replay.get(slot);
                     (actions[b], rewards[b], discounts[b]) = (t.action, t.reward, t.discount);
-                    let at = (r * batch + b) * d0;
-                    FirstLayer::forward_sparse(
-                        &first.w,
-                        &first.b,
-                        t.o_tm1,
-                        &mut online0[at..at + d0],
-                    );
-                    FirstLayer::forward_sparse(
-                        &first.target_w,
-                        &first.target_b,
-                        t.o_t,
-                        &mut target0[at..at + d0],
-                    );
+                    // Every member's first layer at once, then each member's part to its slot.
+                    let scatter = |out: &mut [f32], row: &[f32]| {
+                        for m in 0..members {
+                            let at = ((r * members + m) * batch + b) * d0;
+                            out[at..at + d0].copy_from_slice(&row[m * d0..(m + 1) * d0]);
+                        }
+                    };
+                    FirstLayer::forward_sparse(&first.w, &first.b, t.o_tm1, sample_row);
+                    scatter(online0, sample_row);
+                    FirstLayer::forward_sparse(&first.target_w, &first.target_b, t.o_t, sample_row);
+                    scatter(target0, sample_row);
+                }
+                // Before the first target update the targets' priors are their own.
+                if let Some(e) = ensemble.as_mut().filter(|e| !e.targets_synced) {
+                    let width = members * *num_actions;
+                    e.target_prior_values.resize(batch * width, 0.0);
+                    for (b, &slot) in indices.iter().enumerate() {
+                        e.dense.fill(0.0);
+                        for &(k, x) in replay.get(slot).o_t {
+                            e.dense[k as usize] = x;
+                        }
+                        Ensemble::prior_values(
+                            &e.target_priors,
+                            e.prior_scale,
+                            &e.dense,
+                            &mut e.acts,
+                            &mut e.target_prior_values[b * width..(b + 1) * width],
+                        );
+                    }
                 }
             }
         }
@@ -510,8 +824,9 @@ impl DqnReplicas {
             live,
         );
 
-        // The loss mean_b (y_b − Q(o_tm1, a_b))², y = r + γ·d·max_a Q_target(o_t, a), as
-        // rlax.q_learning (no 0.5 factor): its gradient is 2/B·(Q − y) at the taken action.
+        // The loss Σ_m mean_b m_mb·(y_b − Q_m(o_tm1, a_b))², y = r + γ·d·max_a Q'_m(o_t, a),
+        // as rlax.q_learning (no 0.5 factor): its gradient is 2/B·m·(Q − y) at the taken
+        // action. An ensemble's Q and Q' include the members' scaled priors.
         let layers = self.layout.layers();
         let out = self.layout.dims[layers];
         let discount = self.config.discount;
@@ -522,17 +837,40 @@ impl DqnReplicas {
             let delta = stack.delta[layers].as_mut_slice();
             for (r, replica) in self.replicas.iter_mut().enumerate() {
                 let a_count = replica.num_actions;
-                for b in 0..batch {
-                    let at = (r * batch + b) * out;
-                    let max_q = q_t[at..at + a_count]
-                        .iter()
-                        .copied()
-                        .fold(f32::NEG_INFINITY, f32::max);
-                    let y = replica.rewards[b] + (replica.discounts[b] * discount) * max_q;
-                    let row = &mut delta[at..at + out];
-                    row.fill(0.0);
-                    let a = replica.actions[b];
-                    row[a] = (q[at + a] - y) * scale;
+                for m in 0..members {
+                    let slot = r * members + m;
+                    for b in 0..batch {
+                        let at = (slot * batch + b) * out;
+                        let a = replica.actions[b];
+                        let row = &mut delta[at..at + out];
+                        row.fill(0.0);
+                        let Some(e) = &replica.ensemble else {
+                            let max_q = q_t[at..at + a_count]
+                                .iter()
+                                .copied()
+                                .fold(f32::NEG_INFINITY, f32::max);
+                            let y = replica.rewards[b] + (replica.discounts[b] * discount) * max_q;
+                            row[a] = (q[at + a] - y) * scale;
+                            continue;
+                        };
+                        let extra = replica.replay.get(replica.indices[b]).extra;
+                        let width = members * a_count;
+                        let member = m * a_count..(m + 1) * a_count;
+                        let prior_tm1 = &extra[member.clone()];
+                        let prior_t = if e.targets_synced {
+                            &extra[width..2 * width][member]
+                        } else {
+                            &e.target_prior_values[b * width..(b + 1) * width][member]
+                        };
+                        let mask = extra[2 * width + m];
+                        let max_q = q_t[at..at + a_count]
+                            .iter()
+                            .zip(prior_t)
+                            .map(|(&q, &p)| q + p)
+                            .fold(f32::NEG_INFINITY, f32::max);
+                        let y = replica.rewards[b] + (replica.discounts[b] * discount) * max_q;
+                        row[a] = ((q[at + a] + prior_tm1[a]) - y) * scale * mask;
+                    }
                 }
             }
         }
@@ -546,10 +884,10 @@ impl DqnReplicas {
                 let b_off = self.layout.offsets[i].1;
                 let delta = stack.delta[i + 1].as_slice();
                 let grad = stack.grad.as_mut_slice();
-                for r in 0..live {
+                for s in 0..live {
                     host::column_sums(
-                        &mut grad[r * row + b_off..][..width],
-                        &delta[r * batch * width..][..batch * width],
+                        &mut grad[s * row + b_off..][..width],
+                        &delta[s * batch * width..][..batch * width],
                     );
                 }
             }
@@ -567,11 +905,20 @@ impl DqnReplicas {
         {
             let delta0 = stack.delta[0].as_slice();
             for (r, replica) in self.replicas.iter_mut().enumerate() {
-                let rows = &delta0[r * batch * d0..][..batch * d0];
-                host::column_sums(&mut replica.first.grad_b, rows);
-                for (b, delta) in rows.chunks_exact(d0).enumerate() {
+                let slot_rows = |m: usize| &delta0[(r * members + m) * batch * d0..][..batch * d0];
+                for m in 0..members {
+                    host::column_sums(
+                        &mut replica.first.grad_b[m * d0..(m + 1) * d0],
+                        slot_rows(m),
+                    );
+                }
+                for b in 0..batch {
+                    for m in 0..members {
+                        replica.sample_row[m * d0..(m + 1) * d0]
+                            .copy_from_slice(&slot_rows(m)[b * d0..(b + 1) * d0]);
+                    }
                     let t = replica.replay.get(replica.indices[b]);
-                    replica.first.accumulate_grad(t.o_tm1, delta);
+                    replica.first.accumulate_grad(t.o_tm1, &replica.sample_row);
                 }
                 replica.first.adam(step, self.sgd_steps);
             }
@@ -590,12 +937,18 @@ impl DqnReplicas {
             stack.target.as_mut_slice()[..n].copy_from_slice(params);
             for replica in &mut self.replicas {
                 replica.first.update_target();
+                if let Some(e) = &mut replica.ensemble {
+                    for ((params, _), (target, _)) in e.priors.iter().zip(&mut e.target_priors) {
+                        target.values.copy_from_slice(&params.values);
+                    }
+                    e.targets_synced = true;
+                }
             }
         }
     }
 }
 
-/// The leading (replica) dimension a stacked tensor was made with.
+/// The leading (slot) dimension a stacked tensor was made with.
 fn capacity_of(t: &HostTensor) -> usize {
     t.tensor().size()[0] as usize
 }
@@ -684,13 +1037,17 @@ impl BatchAgent for DqnReplicas {
         self.replicas.len()
     }
 
-    /// Per replica, as bsuite's DQN: with probability ε a uniformly random action, else a
-    /// greedy one with ties broken at random. Q-values are computed for the whole batch.
+    /// Per replica, as bsuite's agents: DQN takes with probability ε a uniformly random
+    /// action, else a greedy one with ties broken at random, from Q-values computed for
+    /// the whole batch; bootstrapped DQN acts greedily with its active member's snapshot
+    /// plus that member's prior.
     fn select_actions(&mut self, timesteps: &[TimeStep], actions: &mut [usize]) {
         let epsilon = self.config.epsilon;
         let mut any_greedy = false;
         for (replica, action) in self.replicas.iter_mut().zip(actions.iter_mut()) {
-            replica.explores = replica.rng.rand() < epsilon;
+            // bsuite's bootstrapped DQN draws for ε only when it is positive.
+            replica.explores =
+                (replica.ensemble.is_none() || epsilon > 0.0) && replica.rng.rand() < epsilon;
             if replica.explores {
                 *action = replica.rng.randint(replica.num_actions);
             } else {
@@ -700,12 +1057,33 @@ impl BatchAgent for DqnReplicas {
         if !any_greedy {
             return;
         }
+        if self.config.ensemble.is_some() {
+            for ((replica, timestep), action) in
+                self.replicas.iter_mut().zip(timesteps).zip(actions)
+            {
+                if replica.explores {
+                    continue;
+                }
+                let e = replica.ensemble.as_mut().expect("an ensemble");
+                let (params, mlp) = &e.active;
+                mlp.forward(params, &timestep.observation, 1, &mut e.active_acts);
+                let q = &mut e.active_acts.last_mut().expect("layers")[..replica.num_actions];
+                let member = e.active_member;
+                let (prior_params, prior) = &e.priors[member];
+                prior.forward(prior_params, &timestep.observation, 1, &mut e.acts);
+                for (q, &p) in q.iter_mut().zip(e.acts.last().expect("layers")) {
+                    *q += p * e.prior_scale;
+                }
+                *action = greedy(q, &mut replica.rng);
+            }
+            return;
+        }
         let d0 = self.layout.dims[0];
         let live = self.replicas.len();
         {
             let act0 = self.stack.act[0].as_mut_slice();
             for (r, (replica, timestep)) in self.replicas.iter().zip(timesteps).enumerate() {
-                let out = &mut act0[r * d0..(r + 1) * d0];
+                let out = &mut act0[r * d0..][..d0];
                 out.copy_from_slice(&replica.first.b);
                 host::add_dense_rows(out, &timestep.observation, &replica.first.w);
                 host::relu(out);
@@ -723,21 +1101,21 @@ impl BatchAgent for DqnReplicas {
         let q = self.stack.act[layers].as_slice();
         for (r, (replica, action)) in self.replicas.iter_mut().zip(actions.iter_mut()).enumerate() {
             if !replica.explores {
-                *action = greedy(&q[r * out..r * out + replica.num_actions], &mut replica.rng);
+                let q = &q[r * out..][..replica.num_actions];
+                *action = greedy(q, &mut replica.rng);
             }
         }
     }
 
     fn update(&mut self, timesteps: &[TimeStep], actions: &[usize], new_timesteps: &[TimeStep]) {
-        for (r, replica) in self.replicas.iter_mut().enumerate() {
+        for r in 0..self.replicas.len() {
             let new = &new_timesteps[r];
-            replica.replay.add(
-                &timesteps[r].observation,
-                actions[r],
-                new.reward_or_zero() as f32,
-                new.discount.unwrap_or(0.0) as f32,
-                &new.observation,
-            );
+            // A bootstrapped replica draws its next acting member at every episode end.
+            if new.last() && self.config.ensemble.is_some() {
+                let member = self.replicas[r].rng.randint(self.config.members);
+                self.snapshot(r, member);
+            }
+            Self::record(&mut self.replicas[r], &timesteps[r], actions[r], new);
         }
         self.total_steps += 1;
         // Every replica started together, so all share the step count and replay size.
@@ -752,15 +1130,19 @@ impl BatchAgent for DqnReplicas {
 
     fn retain(&mut self, keep: &[bool]) {
         assert_eq!(keep.len(), self.replicas.len(), "one flag per replica");
-        let kept: Vec<usize> = (0..keep.len()).filter(|&r| keep[r]).collect();
-        if kept.len() == keep.len() {
+        let members = self.config.members;
+        let kept: Vec<usize> = (0..keep.len())
+            .filter(|&r| keep[r])
+            .flat_map(|r| r * members..(r + 1) * members)
+            .collect();
+        if kept.len() == keep.len() * members {
             return;
         }
         self.stack.compact(&kept, self.layout.row);
         let mut flags = keep.iter();
         self.replicas
             .retain(|_| *flags.next().expect("one flag per replica"));
-        self.views = Views::new(&self.stack, &self.layout, self.replicas.len());
+        self.views = Views::new(&self.stack, &self.layout, self.slots());
     }
 }
 
@@ -814,7 +1196,7 @@ mod tests {
         let (obs_len, width) = (12, 16);
         let mut rng = RandomState::new(11);
         let init: Vec<f32> = (0..obs_len * width).map(|_| rng.randn() as f32).collect();
-        let mut lazy = FirstLayer::new(obs_len, width, &init, &init, width);
+        let mut lazy = FirstLayer::new(obs_len, width, &[&init], &[&init], width);
         let (mut w, mut m, mut v) = (init.clone(), vec![0.0; init.len()], vec![0.0; init.len()]);
         let (mut b, mut m_b, mut v_b) = (vec![0.0; width], vec![0.0; width], vec![0.0; width]);
         let steps = 3000u64;

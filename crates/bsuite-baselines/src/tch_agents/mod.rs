@@ -145,6 +145,26 @@ fn make_dqn(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
     Box::new(OneByOne(setups.iter().map(tensor_dqn).collect()))
 }
 
+/// Bootstrapped DQN with tensor ops, one agent, on [`device`].
+fn tensor_boot_dqn(s: &AgentSetup) -> BootDqn {
+    BootDqn::new(
+        &s.observation_spec,
+        &s.action_spec,
+        BootDqnConfig::default(),
+        s.seed,
+        device(),
+    )
+}
+
+/// boot_dqn by name: the lockstep engine on the CPU, the tensor agent elsewhere.
+fn make_boot_dqn(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
+    if device() == Device::Cpu {
+        let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
+        return Box::new(DqnReplicas::bootstrapped(BootDqnConfig::default(), &specs));
+    }
+    Box::new(OneByOne(setups.iter().map(tensor_boot_dqn).collect()))
+}
+
 /// The feed-forward actor-critic with tensor ops, one agent, on [`device`].
 fn tensor_actor_critic(s: &AgentSetup) -> ActorCritic {
     ActorCritic::new(
@@ -218,16 +238,23 @@ pub fn entries() -> Vec<AgentEntry> {
         AgentEntry {
             name: "boot_dqn",
             description: "bootstrapped DQN, 20 members with prior networks (scale 5) (LibTorch)",
-            make: |s: &AgentSetup| {
-                Box::new(BootDqn::new(
-                    &s.observation_spec,
-                    &s.action_spec,
-                    BootDqnConfig::default(),
-                    s.seed,
-                    device(),
-                ))
+            make: |s: &AgentSetup| -> Box<dyn Agent> {
+                if device() == Device::Cpu {
+                    Box::new(DqnReplicas::bootstrapped(
+                        BootDqnConfig::default(),
+                        &[replica_spec(s)],
+                    ))
+                } else {
+                    Box::new(tensor_boot_dqn(s))
+                }
             },
-            batching: None,
+            batching: Some(Batching {
+                key: |s| DqnReplicas::batch_key(&s.action_spec),
+                make: make_boot_dqn,
+                // Its 20 members already fill each LibTorch call; more replicas per batch
+                // only add memory.
+                default_size: 4,
+            }),
         },
         AgentEntry {
             name: "actor_critic",

@@ -134,6 +134,9 @@ pub(crate) struct SparseReplay {
     actions: Vec<u32>,
     rewards: Vec<f32>,
     discounts: Vec<f32>,
+    /// Fixed-width side data of each transition (an ensemble's masks and prior values).
+    extra_width: usize,
+    extras: Vec<f32>,
 }
 
 /// One sampled transition, its observations as their nonzero entries.
@@ -143,10 +146,14 @@ pub(crate) struct Sampled<'a> {
     pub(crate) reward: f32,
     pub(crate) discount: f32,
     pub(crate) o_t: &'a [Entry],
+    /// The transition's side data (empty without).
+    pub(crate) extra: &'a [f32],
 }
 
 impl SparseReplay {
-    pub(crate) fn new(capacity: usize) -> Self {
+    /// A replay whose transitions also carry `extra_width` floats of side data (none for
+    /// DQN; an ensemble's masks and prior values for bootstrapped DQN).
+    pub(crate) fn new(capacity: usize, extra_width: usize) -> Self {
         assert!(capacity > 0, "replay capacity must be positive");
         SparseReplay {
             capacity,
@@ -157,6 +164,8 @@ impl SparseReplay {
             actions: Vec::new(),
             rewards: Vec::new(),
             discounts: Vec::new(),
+            extra_width,
+            extras: Vec::new(),
         }
     }
 
@@ -184,6 +193,24 @@ impl SparseReplay {
         discount: f32,
         o_t: &[f32],
     ) {
+        self.add_with_extra(o_tm1, action, reward, discount, o_t, &[]);
+    }
+
+    /// [`SparseReplay::add`] with the transition's side data (`extra_width` floats).
+    pub(crate) fn add_with_extra(
+        &mut self,
+        o_tm1: &[f32],
+        action: usize,
+        reward: f32,
+        discount: f32,
+        o_t: &[f32],
+        extra: &[f32],
+    ) {
+        assert_eq!(
+            extra.len(),
+            self.extra_width,
+            "replay side data of the wrong width"
+        );
         let tm1 = self.frame_of(o_tm1);
         let t = self.frame_of(o_t);
         let slot = self.num_added % self.capacity;
@@ -193,12 +220,14 @@ impl SparseReplay {
             self.actions.push(action as u32);
             self.rewards.push(reward);
             self.discounts.push(discount);
+            self.extras.extend_from_slice(extra);
         } else {
             self.frame_tm1[slot] = tm1;
             self.frame_t[slot] = t;
             self.actions[slot] = action as u32;
             self.rewards[slot] = reward;
             self.discounts[slot] = discount;
+            self.extras[slot * self.extra_width..][..self.extra_width].copy_from_slice(extra);
         }
         self.num_added += 1;
         if self.num_added >= self.capacity {
@@ -229,6 +258,7 @@ impl SparseReplay {
             reward: self.rewards[slot],
             discount: self.discounts[slot],
             o_t: self.frames.get(self.frame_t[slot]),
+            extra: &self.extras[slot * self.extra_width..][..self.extra_width],
         }
     }
 
@@ -253,7 +283,7 @@ mod tests {
 
     #[test]
     fn ring_keeps_the_newest_transitions_and_shares_frames() {
-        let mut replay = SparseReplay::new(3);
+        let mut replay = SparseReplay::new(3, 0);
         let obs = |i: usize| {
             let mut o = vec![0.0f32; 5];
             o[i % 5] = i as f32 + 1.0;
@@ -283,7 +313,7 @@ mod tests {
 
     #[test]
     fn frames_read_back_whole_across_compactions() {
-        let mut replay = SparseReplay::new(4);
+        let mut replay = SparseReplay::new(4, 0);
         let mut rng = RandomState::new(1);
         let mut history = Vec::new();
         for i in 0..5000 {
