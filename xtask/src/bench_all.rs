@@ -11,7 +11,7 @@ use bsuite_baselines::sweep::{self, SweepArgs};
 pub fn run(args: SweepArgs) -> Result<()> {
     let agent = factory::agent(&args.agent)?;
     sweep::run_sweep("bench-all", agent, &args).map_err(|e| anyhow!(e))?;
-    if !args.no_score {
+    if !args.no_score && !args.estimate {
         print_scores(&args.results_dir());
     }
     Ok(())

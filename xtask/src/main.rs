@@ -120,7 +120,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::BenchAll(args) => {
             if libtorch::TCH_AGENTS.contains(&args.agent.as_str()) {
                 libtorch::forward_bench_all(args.device.starts_with("cuda"))?;
-                if !args.no_score {
+                if !args.no_score && !args.estimate {
                     bench_all::print_scores(&args.results_dir());
                 }
                 return Ok(());

@@ -56,6 +56,11 @@ pub struct SweepArgs {
     /// Do not print the bsuite scores of the results directory at the end.
     #[cfg_attr(feature = "cli", arg(long))]
     pub no_score: bool,
+    /// Run nothing: project the sweep's agent steps, CPU and wall time and peak memory on
+    /// this machine from a short calibration of the agent on each selected experiment
+    /// (with `--jobs N` for a machine with N cores).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub estimate: bool,
     /// Where the LibTorch agents compute: cpu, cuda or cuda:N (cuda needs an NVIDIA GPU);
     /// other agents ignore it.
     #[cfg_attr(feature = "cli", arg(long, default_value = "cpu"))]
@@ -120,6 +125,17 @@ pub fn select_ids(selectors: &[String]) -> Result<Vec<BsuiteId>, IdError> {
 pub fn run_sweep(name: &str, agent: AgentEntry, args: &SweepArgs) -> Result<Vec<IdReport>, String> {
     let ids = args.ids().map_err(|e| e.to_string())?;
     let options = args.runner_options();
+    if args.estimate {
+        eprintln!(
+            "{name}: calibrating {} on {} experiments (nothing is written)...",
+            agent.name,
+            ids.chunk_by(|a, b| a.experiment().name == b.experiment().name)
+                .count()
+        );
+        let estimate = crate::estimate::estimate(agent, &ids, &options)?;
+        crate::estimate::print(agent.name, &estimate);
+        return Ok(Vec::new());
+    }
     let plain = args.plain || !std::io::stderr().is_terminal();
     let mut notes = vec![format!("seed {}", args.seed)];
     if args.device != "cpu" {
@@ -291,6 +307,7 @@ mod tests {
             batch_size: 0,
             plain: true,
             no_score: false,
+            estimate: false,
             device: "cpu".into(),
         };
         assert_eq!(args.results_dir(), PathBuf::from("results/random"));

@@ -8,12 +8,12 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
-use std::time::Instant;
 
+use bsuite_baselines::estimate::{cpu_seconds, time_lockstep};
 use bsuite_baselines::factory::{self, AgentSetup};
 use bsuite_baselines::tch_agents::{BootDqnConfig, DqnConfig};
 use bsuite_baselines::{BatchAgent, OneByOne};
-use bsuite_envs::{BsuiteId, Environment, TimeStep};
+use bsuite_envs::{BsuiteId, Environment};
 use clap::Parser;
 use tch::{Device, Kind, Tensor};
 
@@ -49,23 +49,6 @@ struct Args {
     python: Option<PathBuf>,
 }
 
-/// Nanoseconds this thread has run on a CPU (Linux's schedstat), so that a busy machine
-/// does not distort the per-step cost; `None` elsewhere.
-fn thread_cpu_ns() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    text.split_whitespace().next()?.parse().ok()
-}
-
-/// Seconds of this thread's CPU time (wall time where unknown) spent in `f`.
-fn cpu_seconds(f: impl FnOnce()) -> f64 {
-    let (wall, cpu) = (Instant::now(), thread_cpu_ns());
-    f();
-    match (cpu, thread_cpu_ns()) {
-        (Some(a), Some(b)) if b > a => (b - a) as f64 * 1e-9,
-        _ => wall.elapsed().as_secs_f64(),
-    }
-}
-
 fn setup(id: BsuiteId) -> (Box<dyn Environment>, AgentSetup) {
     let env = id.load().expect("registry ids load");
     let setup = AgentSetup {
@@ -82,56 +65,24 @@ fn setup(id: BsuiteId) -> (Box<dyn Environment>, AgentSetup) {
 struct Timing {
     /// CPU microseconds per agent step, over all replicas.
     us_per_step: f64,
-    /// Agent steps per episode during the timed steps.
+    /// Agent steps per episode during the warm-up.
     episode_len: f64,
     /// The fraction of nonzero observation entries seen.
     density: f64,
 }
 
-/// Times `steps` lockstep rounds of `agent` over `envs` after `warmup` rounds; an episode
-/// that ends is reset at once.
+/// Times `steps` lockstep rounds of `agent` over `envs` after `warmup` rounds.
 fn time_rounds(
     agent: &mut dyn BatchAgent,
     envs: &mut [Box<dyn Environment>],
     warmup: usize,
     steps: usize,
 ) -> Timing {
-    let n = envs.len();
-    let mut ts: Vec<TimeStep> = envs.iter_mut().map(|env| env.reset()).collect();
-    let mut new_ts = vec![TimeStep::default(); n];
-    let mut actions = vec![0; n];
-    let (mut episodes, mut nonzero, mut entries) = (0usize, 0usize, 0usize);
-    let mut round = |count: bool, ts: &mut Vec<TimeStep>, new_ts: &mut Vec<TimeStep>| {
-        agent.select_actions(ts, &mut actions);
-        for (i, env) in envs.iter_mut().enumerate() {
-            env.step_into(actions[i], &mut new_ts[i])
-                .expect("valid action");
-        }
-        agent.update(ts, &actions, new_ts);
-        std::mem::swap(ts, new_ts);
-        for (env, t) in envs.iter_mut().zip(ts.iter_mut()) {
-            if count {
-                nonzero += t.observation.iter().filter(|x| **x != 0.0).count();
-                entries += t.observation.len();
-            }
-            if t.last() {
-                episodes += usize::from(count);
-                env.reset_into(t);
-            }
-        }
-    };
-    for _ in 0..warmup {
-        round(true, &mut ts, &mut new_ts);
-    }
-    let seconds = cpu_seconds(|| {
-        for _ in 0..steps {
-            round(false, &mut ts, &mut new_ts);
-        }
-    });
+    let timing = time_lockstep(agent, envs, warmup, steps);
     Timing {
-        us_per_step: seconds * 1e6 / (steps * n) as f64,
-        episode_len: (warmup * n) as f64 / episodes.max(1) as f64,
-        density: nonzero as f64 / entries.max(1) as f64,
+        us_per_step: timing.us_per_step(),
+        episode_len: (warmup * envs.len()) as f64 / timing.warmup_episodes.max(1) as f64,
+        density: timing.nonzero_fraction,
     }
 }
 

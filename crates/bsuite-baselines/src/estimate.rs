@@ -1,0 +1,283 @@
+//! What a sweep will cost, before it runs: each experiment's agent steps, from the ids'
+//! episode counts and expected episode lengths, times the agent's CPU cost per step,
+//! measured here in a short calibration on that experiment's own ids (batched as the runner
+//! would batch them), and the memory the concurrent replicas hold.
+
+use std::time::Instant;
+
+use bsuite_envs::{BsuiteId, Environment, TimeStep};
+
+use crate::agent::{BatchAgent, OneByOne};
+use crate::factory::{AgentEntry, AgentSetup};
+use crate::runner::{self, RunnerOptions};
+
+/// What [`time_lockstep`] measured.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    /// CPU seconds of this thread (wall seconds where the OS does not say).
+    pub seconds: f64,
+    /// Agent steps timed, over all replicas.
+    pub agent_steps: usize,
+    /// Episodes that ended during the warm-up, over all replicas.
+    pub warmup_episodes: usize,
+    /// The fraction of nonzero observation entries seen during the warm-up.
+    pub nonzero_fraction: f64,
+}
+
+impl Timing {
+    /// CPU microseconds per agent step.
+    pub fn us_per_step(&self) -> f64 {
+        self.seconds * 1e6 / self.agent_steps.max(1) as f64
+    }
+}
+
+/// Nanoseconds this thread has run on a CPU (Linux's schedstat); `None` elsewhere.
+fn thread_cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// Seconds of this thread's CPU time (wall time where unknown) that `f` takes, so that a
+/// busy machine does not distort a per-step cost.
+pub fn cpu_seconds(f: impl FnOnce()) -> f64 {
+    let (wall, cpu) = (Instant::now(), thread_cpu_ns());
+    f();
+    match (cpu, thread_cpu_ns()) {
+        (Some(a), Some(b)) if b > a => (b - a) as f64 * 1e-9,
+        _ => wall.elapsed().as_secs_f64(),
+    }
+}
+
+/// Runs `warmup` and then `steps` lockstep rounds of `agent` over `envs` (an episode that
+/// ends is reset at once) and times the second part: what one agent step costs, select +
+/// environment step + update, past the agent's warm-up.
+pub fn time_lockstep(
+    agent: &mut dyn BatchAgent,
+    envs: &mut [Box<dyn Environment>],
+    warmup: usize,
+    steps: usize,
+) -> Timing {
+    let n = envs.len();
+    let mut ts: Vec<TimeStep> = envs.iter_mut().map(|env| env.reset()).collect();
+    let mut new_ts = vec![TimeStep::default(); n];
+    let mut actions = vec![0; n];
+    let (mut episodes, mut nonzero, mut entries) = (0usize, 0usize, 0usize);
+    let mut round = |warming: bool, ts: &mut Vec<TimeStep>, new_ts: &mut Vec<TimeStep>| {
+        agent.select_actions(ts, &mut actions);
+        for (i, env) in envs.iter_mut().enumerate() {
+            env.step_into(actions[i], &mut new_ts[i])
+                .expect("the agent chose a valid action");
+        }
+        agent.update(ts, &actions, new_ts);
+        std::mem::swap(ts, new_ts);
+        for (env, t) in envs.iter_mut().zip(ts.iter_mut()) {
+            if warming {
+                nonzero += t.observation.iter().filter(|x| **x != 0.0).count();
+                entries += t.observation.len();
+            }
+            if t.last() {
+                episodes += usize::from(warming);
+                env.reset_into(t);
+            }
+        }
+    };
+    for _ in 0..warmup {
+        round(true, &mut ts, &mut new_ts);
+    }
+    let seconds = cpu_seconds(|| {
+        for _ in 0..steps {
+            round(false, &mut ts, &mut new_ts);
+        }
+    });
+    Timing {
+        seconds,
+        agent_steps: steps * n,
+        warmup_episodes: episodes,
+        nonzero_fraction: nonzero as f64 / entries.max(1) as f64,
+    }
+}
+
+/// One experiment's share of a projected sweep.
+#[derive(Clone, Debug)]
+pub struct ExperimentEstimate {
+    /// The experiment's name.
+    pub experiment: &'static str,
+    /// Its selected ids.
+    pub ids: usize,
+    /// Expected agent steps over those ids.
+    pub agent_steps: f64,
+    /// Measured CPU microseconds per agent step.
+    pub us_per_step: f64,
+    /// Measured resident memory of one replica, in bytes (zero where too small to see).
+    pub replica_bytes: f64,
+}
+
+/// A projected sweep.
+#[derive(Clone, Debug)]
+pub struct Estimate {
+    /// Per experiment, in sweep order.
+    pub experiments: Vec<ExperimentEstimate>,
+    /// Workers running at once.
+    pub jobs: usize,
+    /// Replicas per batch.
+    pub batch_size: usize,
+    /// Resident memory of the process before any agent was built, in bytes.
+    pub base_bytes: f64,
+}
+
+impl Estimate {
+    /// Expected agent steps of the whole selection.
+    pub fn agent_steps(&self) -> f64 {
+        self.experiments.iter().map(|e| e.agent_steps).sum()
+    }
+
+    /// Expected CPU seconds of the whole selection.
+    pub fn cpu_seconds(&self) -> f64 {
+        self.experiments
+            .iter()
+            .map(|e| e.agent_steps * e.us_per_step * 1e-6)
+            .sum()
+    }
+
+    /// Expected wall seconds on `jobs` workers: the CPU time spread evenly, or the most
+    /// expensive single id where that is longer.
+    pub fn wall_seconds(&self) -> f64 {
+        let longest = self
+            .experiments
+            .iter()
+            .map(|e| e.agent_steps / e.ids.max(1) as f64 * e.us_per_step * 1e-6)
+            .fold(0.0, f64::max);
+        (self.cpu_seconds() / self.jobs as f64).max(longest)
+    }
+
+    /// Expected peak resident memory: the process, plus `jobs` batches of the largest
+    /// replicas. Replay buffers keep growing until they are full, so agents with replay
+    /// can need more than their calibration showed.
+    pub fn peak_bytes(&self) -> f64 {
+        let largest = self
+            .experiments
+            .iter()
+            .map(|e| e.replica_bytes)
+            .fold(0.0, f64::max);
+        self.base_bytes + (self.jobs * self.batch_size) as f64 * largest
+    }
+}
+
+/// The process's resident memory in bytes (Linux), else 0.
+fn resident_bytes() -> f64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|text| text.split_whitespace().nth(1)?.parse::<f64>().ok())
+        .map_or(0.0, |pages| pages * 4096.0)
+}
+
+/// Agent steps of the calibration's warm-up rounds: past every agent's replay warm-up
+/// (bootstrapped DQN learns from its 128th transition).
+const CALIBRATION_WARMUP: usize = 300;
+/// Timed rounds per experiment.
+const CALIBRATION_ROUNDS: usize = 300;
+
+/// Projects a sweep of `agent` over `ids` with `options` (jobs and batch size as the
+/// runner would use them): a short calibration per experiment, nothing written.
+pub fn estimate(
+    agent: AgentEntry,
+    ids: &[BsuiteId],
+    options: &RunnerOptions,
+) -> Result<Estimate, String> {
+    let jobs = options.effective_jobs();
+    let batch_size = match (agent.batching, options.batch_size) {
+        (Some(b), 0) => b.default_size,
+        (Some(_), n) => n,
+        (None, _) => 1,
+    };
+    let base_bytes = resident_bytes();
+    let mut experiments: Vec<ExperimentEstimate> = Vec::new();
+    for group in ids.chunk_by(|a, b| a.experiment().name == b.experiment().name) {
+        let agent_steps: f64 = group
+            .iter()
+            .map(|&id| {
+                let episodes = options.num_episodes.unwrap_or(id.experiment().num_episodes);
+                runner::expected_agent_steps(id, episodes)
+            })
+            .sum();
+        let members = &group[..batch_size.min(group.len())];
+        let mut envs = Vec::new();
+        let mut setups = Vec::new();
+        for &id in members {
+            let env = id.load().map_err(|e| e.to_string())?;
+            setups.push(AgentSetup {
+                id,
+                observation_spec: env.observation_spec(),
+                action_spec: env.action_spec(),
+                seed: options.seed,
+            });
+            envs.push(env);
+        }
+        let before = resident_bytes();
+        let mut replicas: Box<dyn BatchAgent> = match agent.batching.filter(|_| members.len() > 1) {
+            Some(batching) => (batching.make)(&setups),
+            None => Box::new(OneByOne(setups.iter().map(|s| (agent.make)(s)).collect())),
+        };
+        let timing = time_lockstep(
+            &mut *replicas,
+            &mut envs,
+            CALIBRATION_WARMUP,
+            CALIBRATION_ROUNDS,
+        );
+        let replica_bytes = (resident_bytes() - before).max(0.0) / members.len() as f64;
+        experiments.push(ExperimentEstimate {
+            experiment: group[0].experiment().name,
+            ids: group.len(),
+            agent_steps,
+            us_per_step: timing.us_per_step(),
+            replica_bytes,
+        });
+    }
+    Ok(Estimate {
+        experiments,
+        jobs,
+        batch_size,
+        base_bytes,
+    })
+}
+
+/// Human units: `1.2 h`, `3.4 min`, `56 s`.
+pub fn format_seconds(seconds: f64) -> String {
+    if seconds >= 5400.0 {
+        format!("{:.1} h", seconds / 3600.0)
+    } else if seconds >= 90.0 {
+        format!("{:.1} min", seconds / 60.0)
+    } else {
+        format!("{seconds:.0} s")
+    }
+}
+
+/// Prints an estimate as a table and a summary.
+pub fn print(agent: &str, estimate: &Estimate) {
+    println!(
+        "{:<22} {:>5} {:>14} {:>10} {:>12} {:>12}",
+        "experiment", "ids", "agent steps", "cpu us", "cpu time", "MB/replica"
+    );
+    for e in &estimate.experiments {
+        println!(
+            "{:<22} {:>5} {:>14.0} {:>10.1} {:>12} {:>12.1}",
+            e.experiment,
+            e.ids,
+            e.agent_steps,
+            e.us_per_step,
+            format_seconds(e.agent_steps * e.us_per_step * 1e-6),
+            e.replica_bytes / 1e6
+        );
+    }
+    println!(
+        "{agent}: about {:.0} million agent steps, {} of CPU; on {} jobs about {} wall and \
+         {:.0} MB resident at peak (batches of {}; replays grow until full, so agents with \
+         replay can need more)",
+        estimate.agent_steps() / 1e6,
+        format_seconds(estimate.cpu_seconds()),
+        estimate.jobs,
+        format_seconds(estimate.wall_seconds()),
+        estimate.peak_bytes() / 1e6,
+        estimate.batch_size
+    );
+}
