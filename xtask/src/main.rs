@@ -2,6 +2,7 @@
 //!
 //! xtask never links LibTorch: the tch agents are built and run as a separate binary.
 
+mod agree;
 mod bench;
 mod bench_all;
 mod bench_score;
@@ -58,6 +59,10 @@ enum Command {
     /// Run an agent on many bsuite_ids (default: all 468) in parallel, one bsuite CSV per id;
     /// resumable (finished ids are skipped) and shardable (always built with optimisations).
     BenchAll(bsuite_baselines::sweep::SweepArgs),
+    /// Compare a LibTorch agent with bsuite 0.3.6's own JAX agent over seeds on the same
+    /// ids: scores and mean returns per id and experiment, a permutation test, the smallest
+    /// detectable difference, and learning-curve plots (reference runs are cached).
+    Agree(agree::AgreeArgs),
     /// Score results directories (bsuite CSVs) as bsuite does: per experiment, tag and id.
     Score(score::ScoreArgs),
     /// Write the report of one or more results directories: summary and per-experiment
@@ -130,6 +135,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             bench_all::run(args)
         }
+        Command::Agree(args) => agree::run(&args),
         Command::Score(args) => score::run(&args),
         Command::Report(args) => {
             if bench::reexec_optimised()? {

@@ -46,6 +46,7 @@
 
 #![deny(missing_docs)]
 
+pub mod agreement;
 pub mod experiments;
 pub mod figures;
 pub mod helpers;

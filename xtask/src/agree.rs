@@ -1,0 +1,465 @@
+//! `cargo xtask agree <agent>`: our agent against bsuite 0.3.6's own JAX `default_agent`,
+//! over seeds, on the same ids.
+//!
+//! Both sides run seeds `0..K`: ours through `bsuite-run` (resumable, into
+//! `results/agree/<agent>/ours/seed-S`), the reference through
+//! `tools/reference/jax_agent.py run` in the venv `tools/reference/setup_jax_agents.sh`
+//! builds, cached per (agent, episodes, seed, id) under `.bsuite/agree-cache/`, so a second
+//! call reuses it. Then, per id and per experiment, the two sides' per-seed values are
+//! compared (`bsuite_analysis::agreement`): the bsuite score, and the run's mean episode
+//! return, whose tolerance is the given fraction of the span of episode returns logged.
+//! The comparison is printed and written as `agreement.md` and `agreement.json`, with one
+//! learning-curve plot per id (`curves/<id>.svg`).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+use bsuite_analysis::agreement::{self, Comparison};
+use bsuite_analysis::{summarize, Agent, Summary};
+use bsuite_baselines::sweep;
+use bsuite_envs::BsuiteId;
+use bsuite_report::figure::{Axis, Facet, Figure, Key, Layer, Legend, Stroke};
+use bsuite_report::style::Colour;
+
+use crate::libtorch::{self, workspace_root};
+
+/// Options of `cargo xtask agree`.
+#[derive(clap::Args)]
+pub struct AgreeArgs {
+    /// The agent: dqn, boot_dqn, actor_critic or actor_critic_rnn.
+    agent: String,
+    /// What to compare on: bsuite_ids, experiments or tags.
+    #[arg(long, num_args = 1.., required = true, value_name = "ID|EXPERIMENT|TAG")]
+    ids: Vec<String>,
+    /// Seeds per side: 0..K.
+    #[arg(long, default_value_t = 10, value_name = "K")]
+    seeds: u32,
+    /// Episodes per run instead of each experiment's own.
+    #[arg(long, value_name = "N")]
+    num_episodes: Option<usize>,
+    /// Differences below this do not matter: in score units for scores, and as a fraction
+    /// of the span of logged episode returns for mean returns.
+    #[arg(long, default_value_t = 0.1)]
+    tolerance: f64,
+    /// Python of the JAX-agents venv (`bash tools/reference/setup_jax_agents.sh`).
+    #[arg(long, value_name = "PYTHON")]
+    python: Option<PathBuf>,
+    /// Where our runs and the comparison go (default: results/agree/<agent>).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Where reference runs are cached (default: .bsuite/agree-cache).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    /// Processes per side at a time (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    jobs: usize,
+}
+
+const AGENTS: [&str; 4] = ["dqn", "boot_dqn", "actor_critic", "actor_critic_rnn"];
+
+/// The number of ids of `dir` that logged at least their target episodes.
+fn complete_ids(dir: &Path, ids: &[BsuiteId], num_episodes: Option<usize>) -> Vec<BsuiteId> {
+    let Ok(agent) = Agent::load_lenient("cache", dir) else {
+        return Vec::new();
+    };
+    ids.iter()
+        .copied()
+        .filter(|id| {
+            let target = num_episodes.unwrap_or(id.num_episodes()) as u64;
+            agent
+                .runs
+                .iter()
+                .any(|run| run.id() == *id && run.last_episode() >= target)
+        })
+        .collect()
+}
+
+/// One side's runs: per seed, the loaded results.
+struct Side {
+    seeds: Vec<Agent>,
+    summaries: Vec<Summary>,
+}
+
+impl Side {
+    fn load(name: &str, dirs: &[PathBuf]) -> Result<Side> {
+        let seeds = dirs
+            .iter()
+            .map(|dir| {
+                Agent::load_lenient(name, dir).with_context(|| format!("reading {}", dir.display()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let summaries = seeds.iter().map(summarize).collect();
+        Ok(Side { seeds, summaries })
+    }
+
+    fn id_scores(&self, id: BsuiteId) -> Vec<f64> {
+        self.summaries
+            .iter()
+            .filter_map(|s| s.ids.iter().find(|i| i.id == id)?.score.value())
+            .collect()
+    }
+
+    fn experiment_scores(&self, experiment: &str) -> Vec<f64> {
+        self.summaries
+            .iter()
+            .filter_map(|s| s.experiment(experiment)?.score.value())
+            .collect()
+    }
+
+    fn runs(&self, id: BsuiteId) -> Vec<&bsuite_logging::results::RunTable> {
+        self.seeds
+            .iter()
+            .filter_map(|a| a.runs.iter().find(|r| r.id() == id))
+            .collect()
+    }
+}
+
+/// One row of the comparison.
+struct Row {
+    name: String,
+    score: Option<Comparison>,
+    mean_return: Option<(Comparison, f64)>,
+}
+
+impl Row {
+    /// The verdict: from the mean return where there is one (a continuous measure), else
+    /// from the score.
+    fn verdict(&self, tolerance: f64) -> &'static str {
+        match (&self.mean_return, &self.score) {
+            (Some((c, span)), _) => c.verdict(tolerance * span).as_str(),
+            (None, Some(c)) => c.verdict(tolerance).as_str(),
+            (None, None) => "no data",
+        }
+    }
+}
+
+fn fmt_comparison(c: &Option<Comparison>) -> String {
+    match c {
+        Some(c) => format!(
+            "{:.3} ± {:.3} | {:.3} ± {:.3} | {:.3} | {:.3}",
+            c.ours.mean, c.ours.sd, c.reference.mean, c.reference.sd, c.p_value, c.detectable
+        ),
+        None => "- | - | - | -".to_string(),
+    }
+}
+
+/// Runs `cargo xtask agree`.
+pub fn run(args: &AgreeArgs) -> Result<()> {
+    if !AGENTS.contains(&args.agent.as_str()) {
+        bail!(
+            "agree compares a learning agent with bsuite's JAX one: one of {}",
+            AGENTS.join(", ")
+        );
+    }
+    if args.seeds < 2 {
+        bail!(
+            "--seeds {}: a comparison needs at least 2 seeds per side",
+            args.seeds
+        );
+    }
+    let ids = sweep::select_ids(&args.ids)?;
+    let root = workspace_root();
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results/agree").join(&args.agent));
+    let episodes_tag = args
+        .num_episodes
+        .map_or("full".to_string(), |n| format!("episodes-{n}"));
+    let cache = args
+        .cache
+        .clone()
+        .unwrap_or_else(|| root.join(".bsuite/agree-cache"))
+        .join(&args.agent)
+        .join(&episodes_tag);
+    let python = args
+        .python
+        .clone()
+        .unwrap_or_else(|| root.join(".bsuite/jax-venv/bin/python"));
+    let id_args: Vec<String> = ids.iter().map(|id| id.to_string()).collect();
+    let jobs = if args.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        args.jobs
+    };
+
+    // Ours: one resumable sweep per seed.
+    let mut ours_dirs = Vec::new();
+    for seed in 0..args.seeds {
+        let dir = out.join("ours").join(format!("seed-{seed}"));
+        if complete_ids(&dir, &ids, args.num_episodes).len() < ids.len() {
+            eprintln!("agree: ours, seed {seed}");
+            let mut bsuite_run: Vec<OsString> = vec![args.agent.clone().into(), "--ids".into()];
+            bsuite_run.extend(id_args.iter().map(OsString::from));
+            bsuite_run.extend(["--seed".into(), seed.to_string().into()]);
+            bsuite_run.extend(["--results".into(), dir.clone().into_os_string()]);
+            bsuite_run.extend(["--jobs".into(), jobs.to_string().into()]);
+            bsuite_run.extend(["--plain".into(), "--no-score".into()]);
+            if let Some(n) = args.num_episodes {
+                bsuite_run.extend(["--num-episodes".into(), n.to_string().into()]);
+            }
+            libtorch::run_tch_bin("bsuite-run", &bsuite_run, false)?;
+        }
+        ours_dirs.push(dir);
+    }
+
+    // The reference: cached per seed and id.
+    let mut reference_dirs = Vec::new();
+    for seed in 0..args.seeds {
+        let dir = cache.join(format!("seed-{seed}"));
+        let done = complete_ids(&dir, &ids, args.num_episodes);
+        let missing: Vec<String> = ids
+            .iter()
+            .filter(|id| !done.contains(id))
+            .map(|id| id.to_string())
+            .collect();
+        if !missing.is_empty() {
+            if !python.exists() {
+                bail!(
+                    "{} not found: build the JAX-agents venv with `bash tools/reference/setup_jax_agents.sh` \
+                     (or pass --python)",
+                    python.display()
+                );
+            }
+            eprintln!(
+                "agree: bsuite's JAX {}, seed {seed}: {} ids ({} cached)",
+                args.agent,
+                missing.len(),
+                done.len()
+            );
+            std::fs::create_dir_all(&dir)?;
+            let mut command = Command::new(&python);
+            command
+                .arg(root.join("tools/reference/jax_agent.py"))
+                .args(["run", "--agent", &args.agent, "--seed", &seed.to_string()])
+                .arg("--results-dir")
+                .arg(&dir)
+                .args(["--jobs", &jobs.to_string()]);
+            if let Some(n) = args.num_episodes {
+                command.args(["--num-episodes", &n.to_string()]);
+            }
+            let status = command
+                .args(&missing)
+                .status()
+                .with_context(|| format!("running {}", python.display()))?;
+            if !status.success() {
+                bail!("the reference run of seed {seed} failed ({status})");
+            }
+        } else {
+            eprintln!(
+                "agree: bsuite's JAX {}, seed {seed}: all {} ids cached",
+                args.agent,
+                ids.len()
+            );
+        }
+        reference_dirs.push(dir);
+    }
+
+    let ours = Side::load("ours", &ours_dirs)?;
+    let reference = Side::load("bsuite JAX", &reference_dirs)?;
+    let mut id_rows = Vec::new();
+    for &id in &ids {
+        let (a, b) = (ours.runs(id), reference.runs(id));
+        let returns = |runs: &[&bsuite_logging::results::RunTable]| -> Vec<f64> {
+            runs.iter()
+                .filter_map(|r| agreement::mean_return(r))
+                .collect()
+        };
+        let span = agreement::return_range(a.iter().chain(&b).copied()).map(|(lo, hi)| hi - lo);
+        let (ra, rb) = (returns(&a), returns(&b));
+        let (sa, sb) = (ours.id_scores(id), reference.id_scores(id));
+        id_rows.push(Row {
+            name: id.to_string(),
+            score: (!sa.is_empty() && !sb.is_empty()).then(|| agreement::compare(&sa, &sb)),
+            mean_return: (!ra.is_empty() && !rb.is_empty())
+                .then(|| (agreement::compare(&ra, &rb), span.unwrap_or(0.0).max(1e-9))),
+        });
+        write_curves(&out, id, &a, &b)?;
+    }
+    let mut experiments: Vec<&'static str> = ids.iter().map(|id| id.experiment().name).collect();
+    experiments.dedup();
+    let experiment_rows: Vec<Row> = experiments
+        .iter()
+        .map(|&name| {
+            let (sa, sb) = (
+                ours.experiment_scores(name),
+                reference.experiment_scores(name),
+            );
+            Row {
+                name: name.to_string(),
+                score: (!sa.is_empty() && !sb.is_empty()).then(|| agreement::compare(&sa, &sb)),
+                mean_return: None,
+            }
+        })
+        .collect();
+
+    let report = markdown(args, &ids, &id_rows, &experiment_rows);
+    print!("{report}");
+    std::fs::create_dir_all(&out)?;
+    std::fs::write(out.join("agreement.md"), &report)?;
+    std::fs::write(
+        out.join("agreement.json"),
+        serde_json::to_string_pretty(&json(args, &id_rows, &experiment_rows))?,
+    )?;
+    eprintln!(
+        "agree: wrote {} and {}",
+        out.join("agreement.md").display(),
+        out.join("curves").display()
+    );
+    Ok(())
+}
+
+fn markdown(
+    args: &AgreeArgs,
+    ids: &[BsuiteId],
+    id_rows: &[Row],
+    experiment_rows: &[Row],
+) -> String {
+    let mut s = String::new();
+    let episodes = args
+        .num_episodes
+        .map_or("each experiment's own episodes".to_string(), |n| {
+            format!("{n} episodes per run")
+        });
+    let _ = writeln!(
+        s,
+        "# {}: ours vs bsuite 0.3.6's JAX default_agent\n\n{} seeds per side (0..{}), {} ids, {}; \
+         tolerance {} (score units; for mean returns, a fraction of the span of logged episode \
+         returns). Each cell: mean ± sd (ours | reference) | permutation-test p | smallest \
+         difference detectable (80% power, 5% level).\n",
+        args.agent,
+        args.seeds,
+        args.seeds - 1,
+        ids.len(),
+        episodes,
+        args.tolerance
+    );
+    let _ = writeln!(
+        s,
+        "| id | mean return: ours | reference | p | detectable | span | score: ours | reference | p | detectable | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|"
+    );
+    for row in id_rows {
+        let (ret, span) = match &row.mean_return {
+            Some((c, span)) => (fmt_comparison(&Some(*c)), format!("{span:.3}")),
+            None => (fmt_comparison(&None), "-".to_string()),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            row.name,
+            ret,
+            span,
+            fmt_comparison(&row.score),
+            row.verdict(args.tolerance)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n| experiment | score: ours | reference | p | detectable | verdict |\n|---|---|---|---|---|---|"
+    );
+    for row in experiment_rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} |",
+            row.name,
+            fmt_comparison(&row.score),
+            row.verdict(args.tolerance)
+        );
+    }
+    s
+}
+
+fn json(args: &AgreeArgs, id_rows: &[Row], experiment_rows: &[Row]) -> serde_json::Value {
+    use serde_json::json;
+    let comparison = |c: &Comparison| {
+        json!({
+            "ours": {"mean": c.ours.mean, "sd": c.ours.sd, "n": c.ours.n},
+            "reference": {"mean": c.reference.mean, "sd": c.reference.sd, "n": c.reference.n},
+            "p_value": c.p_value,
+            "detectable": c.detectable,
+        })
+    };
+    let row = |r: &Row| {
+        json!({
+            "score": r.score.as_ref().map(comparison),
+            "mean_return": r.mean_return.as_ref().map(|(c, span)| {
+                let mut v = comparison(c);
+                v["span"] = json!(span);
+                v
+            }),
+            "verdict": r.verdict(args.tolerance),
+        })
+    };
+    let ids: BTreeMap<&str, serde_json::Value> =
+        id_rows.iter().map(|r| (r.name.as_str(), row(r))).collect();
+    let experiments: BTreeMap<&str, serde_json::Value> = experiment_rows
+        .iter()
+        .map(|r| (r.name.as_str(), row(r)))
+        .collect();
+    json!({
+        "agent": args.agent,
+        "seeds": args.seeds,
+        "num_episodes": args.num_episodes,
+        "tolerance": args.tolerance,
+        "ids": ids,
+        "experiments": experiments,
+    })
+}
+
+/// Both sides' learning curves of one id, mean and one standard deviation over seeds.
+fn write_curves(
+    out: &Path,
+    id: BsuiteId,
+    ours: &[&bsuite_logging::results::RunTable],
+    reference: &[&bsuite_logging::results::RunTable],
+) -> Result<()> {
+    let ours_colour = Colour::hex(0x1f77b4);
+    let reference_colour = Colour::hex(0xd62728);
+    let mut facet = Facet::default();
+    for (runs, colour) in [(reference, reference_colour), (ours, ours_colour)] {
+        let curves: Vec<_> = runs.iter().map(|r| agreement::learning_curve(r)).collect();
+        let band = agreement::curve_band(&curves);
+        facet.layers.push(Layer::Ribbon {
+            points: band.iter().map(|&(x, m, sd)| (x, m - sd, m + sd)).collect(),
+            fill: colour,
+            opacity: 0.2,
+        });
+        facet.layers.push(Layer::Line {
+            points: band.iter().map(|&(x, m, _)| (x, m)).collect(),
+            stroke: Stroke::solid(colour, 2.0),
+        });
+    }
+    let mut figure = Figure::new(
+        Axis::new("episode").log10(),
+        Axis::new("mean return per episode since the previous log point"),
+    );
+    figure.title = Some(format!(
+        "{id}: ours ({} seeds) vs bsuite JAX ({} seeds), mean ± 1 sd",
+        ours.len(),
+        reference.len()
+    ));
+    figure.facets.push(facet);
+    figure.legends.push(Legend {
+        title: "agent".to_string(),
+        entries: vec![
+            (
+                "ours".to_string(),
+                Key::Line(Stroke::solid(ours_colour, 2.0)),
+            ),
+            (
+                "bsuite JAX".to_string(),
+                Key::Line(Stroke::solid(reference_colour, 2.0)),
+            ),
+        ],
+    });
+    let svg = bsuite_report::render::render_svg(&figure)?;
+    let dir = out.join("curves");
+    std::fs::create_dir_all(&dir)?;
+    let name = format!("{}-{}.svg", id.experiment().name, id.index());
+    std::fs::write(dir.join(name), svg)?;
+    Ok(())
+}
