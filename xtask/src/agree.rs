@@ -9,7 +9,7 @@
 //! compared (`bsuite_analysis::agreement`): the bsuite score, and the run's mean episode
 //! return, whose tolerance is the given fraction of the span of episode returns logged.
 //! The comparison is printed and written as `agreement.md` and `agreement.json`, with one
-//! learning-curve plot per id (`curves/<id>.svg`).
+//! learning-curve plot per id (`curves/<experiment>-<index>.svg` and `.pdf`).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -459,7 +459,9 @@ fn write_curves(
     let svg = bsuite_report::render::render_svg(&figure)?;
     let dir = out.join("curves");
     std::fs::create_dir_all(&dir)?;
-    let name = format!("{}-{}.svg", id.experiment().name, id.index());
-    std::fs::write(dir.join(name), svg)?;
+    let name = format!("{}-{}", id.experiment().name, id.index());
+    let pdf = bsuite_report::convert::Converter::new().to_pdf(&svg)?;
+    std::fs::write(dir.join(format!("{name}.svg")), svg)?;
+    std::fs::write(dir.join(format!("{name}.pdf")), pdf)?;
     Ok(())
 }
