@@ -281,3 +281,28 @@ pub fn print(agent: &str, estimate: &Estimate) {
         estimate.batch_size
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_random_sweep_of_catch_and_bandit_is_projected_from_its_episodes() {
+        let ids = crate::sweep::select_ids(&["catch".into(), "bandit/3".into()]).unwrap();
+        let agent = crate::factory::agent("random").unwrap();
+        let options = RunnerOptions {
+            jobs: 2,
+            ..RunnerOptions::default()
+        };
+        let estimate = estimate(agent, &ids, &options).unwrap();
+        let names: Vec<_> = estimate.experiments.iter().map(|e| e.experiment).collect();
+        assert_eq!(names, ["bandit", "catch"]);
+        // catch: 20 ids × 10,000 episodes × 9 steps; bandit/3: 10,000 one-step episodes.
+        assert_eq!(estimate.agent_steps(), 20.0 * 10_000.0 * 9.0 + 10_000.0);
+        assert!(estimate.experiments.iter().all(|e| e.us_per_step > 0.0));
+        let (cpu, wall) = (estimate.cpu_seconds(), estimate.wall_seconds());
+        assert!(wall >= cpu / 2.0 && wall <= cpu, "wall {wall}, cpu {cpu}");
+        assert!(format_seconds(wall).ends_with(" s"));
+        assert_eq!(format_seconds(7200.0), "2.0 h");
+    }
+}

@@ -782,17 +782,22 @@ impl DqnReplicas {
                 for (b, &slot) in indices.iter().enumerate() {
                     let t = replay.get(slot);
                     (actions[b], rewards[b], discounts[b]) = (t.action, t.reward, t.discount);
-                    // Every member's first layer at once, then each member's part to its slot.
-                    let scatter = |out: &mut [f32], row: &[f32]| {
+                    // Every member's first layer at once, then each member's part to its
+                    // slot (a lone member's straight into it).
+                    let at = (r * batch + b) * d0;
+                    let forward = |w, bias, x, out: &mut [f32], row: &mut [f32]| {
+                        if members == 1 {
+                            FirstLayer::forward_sparse(w, bias, x, &mut out[at..at + d0]);
+                            return;
+                        }
+                        FirstLayer::forward_sparse(w, bias, x, row);
                         for m in 0..members {
                             let at = ((r * members + m) * batch + b) * d0;
                             out[at..at + d0].copy_from_slice(&row[m * d0..(m + 1) * d0]);
                         }
                     };
-                    FirstLayer::forward_sparse(&first.w, &first.b, t.o_tm1, sample_row);
-                    scatter(online0, sample_row);
-                    FirstLayer::forward_sparse(&first.target_w, &first.target_b, t.o_t, sample_row);
-                    scatter(target0, sample_row);
+                    forward(&first.w, &first.b, t.o_tm1, online0, sample_row);
+                    forward(&first.target_w, &first.target_b, t.o_t, target0, sample_row);
                 }
                 // Before the first target update the targets' priors are their own.
                 if let Some(e) = ensemble.as_mut().filter(|e| !e.targets_synced) {
@@ -913,11 +918,16 @@ impl DqnReplicas {
                     );
                 }
                 for b in 0..batch {
+                    let t = replica.replay.get(replica.indices[b]);
+                    if members == 1 {
+                        let delta = &slot_rows(0)[b * d0..(b + 1) * d0];
+                        replica.first.accumulate_grad(t.o_tm1, delta);
+                        continue;
+                    }
                     for m in 0..members {
                         replica.sample_row[m * d0..(m + 1) * d0]
                             .copy_from_slice(&slot_rows(m)[b * d0..(b + 1) * d0]);
                     }
-                    let t = replica.replay.get(replica.indices[b]);
                     replica.first.accumulate_grad(t.o_tm1, &replica.sample_row);
                 }
                 replica.first.adam(step, self.sgd_steps);
