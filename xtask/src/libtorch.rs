@@ -33,7 +33,13 @@ const CPU_ONLY_EXTRAS: [&str; 2] = [
 ];
 
 /// The agent names that need LibTorch (the `tch` feature of bsuite-baselines).
-pub const TCH_AGENTS: [&str; 4] = ["dqn", "boot_dqn", "actor_critic", "actor_critic_rnn"];
+pub const TCH_AGENTS: [&str; 5] = [
+    "dqn",
+    "boot_dqn",
+    "actor_critic",
+    "actor_critic_rnn",
+    "actor_critic_rnn_reset",
+];
 
 /// A LibTorch installation cargo can build tch against.
 #[derive(Clone, Debug)]

@@ -16,7 +16,9 @@ use crate::runner::{self, IdReport, Outcome, Progress, RunnerOptions, Shard};
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct SweepArgs {
-    /// The agent: random, dqn, boot_dqn, actor_critic or actor_critic_rnn.
+    /// The agent: random, dqn, boot_dqn, actor_critic, actor_critic_rnn, or
+    /// actor_critic_rnn_reset (actor_critic_rnn with the training state reset at episode
+    /// ends; not bsuite's agent).
     pub agent: String,
     /// What to run: bsuite_ids (catch/0), experiments (catch), tags (memory), SWEEP or
     /// TESTING. Default: SWEEP (all 468 ids).

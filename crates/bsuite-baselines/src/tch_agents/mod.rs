@@ -213,6 +213,14 @@ fn make_actor_critic_rnn(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
     ))
 }
 
+/// actor_critic_rnn whose training unrolls start from zeros after every episode end.
+fn reset_rnn_config() -> ActorCriticRnnConfig {
+    ActorCriticRnnConfig {
+        reset_unroll_state: true,
+        ..ActorCriticRnnConfig::default()
+    }
+}
+
 /// The LibTorch agents by name, for [`crate::factory`].
 pub fn entries() -> Vec<AgentEntry> {
     vec![
@@ -296,6 +304,28 @@ pub fn entries() -> Vec<AgentEntry> {
                 // 1.8x slower per step (`cargo xtask bench agents`).
                 default_size: 1,
             }),
+        },
+        AgentEntry {
+            name: "actor_critic_rnn_reset",
+            description: "actor_critic_rnn with its training LSTM state reset at episode ends \
+                          (a fix of quirk 33; not bsuite's agent) (LibTorch)",
+            make: |s: &AgentSetup| -> Box<dyn Agent> {
+                if device() == Device::Cpu {
+                    Box::new(ActorCriticReplicas::recurrent(
+                        reset_rnn_config(),
+                        &[replica_spec(s)],
+                    ))
+                } else {
+                    Box::new(ActorCriticRnn::new(
+                        &s.observation_spec,
+                        &s.action_spec,
+                        reset_rnn_config(),
+                        s.seed,
+                        device(),
+                    ))
+                }
+            },
+            batching: None,
         },
     ]
 }
