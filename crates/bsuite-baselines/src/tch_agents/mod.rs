@@ -260,8 +260,9 @@ pub fn entries() -> Vec<AgentEntry> {
                 key: |s| DqnReplicas::batch_key(&s.action_spec),
                 make: make_boot_dqn,
                 // Its 20 members already fill each LibTorch call; more replicas per batch
-                // only add memory.
-                default_size: 4,
+                // only add cache pressure (catch: 1.4 ms a step alone, 2.4 ms in a batch of
+                // 20, `cargo xtask bench agents`).
+                default_size: 1,
             }),
         },
         AgentEntry {
