@@ -48,7 +48,8 @@ pub struct SweepArgs {
     pub shard: Option<Shard>,
     /// Most ids per lockstep batch for agents that batch; 1 runs ids one by one. Results
     /// are the same either way. Default: the agent's own (32 for dqn and actor_critic, 1
-    /// for actor_critic_rnn, whose batches outgrow the caches).
+    /// for boot_dqn and actor_critic_rnn, whose batches gain nothing or outgrow the
+    /// caches).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 0, value_name = "N"))]
     pub batch_size: usize,
     /// Print one line per finished id instead of a progress bar (the default when standard
