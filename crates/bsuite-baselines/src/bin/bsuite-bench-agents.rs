@@ -11,7 +11,9 @@ use std::process::{Command, ExitCode};
 
 use bsuite_baselines::estimate::{cpu_seconds, time_lockstep};
 use bsuite_baselines::factory::{self, AgentSetup};
-use bsuite_baselines::tch_agents::{BootDqnConfig, DqnConfig};
+use bsuite_baselines::tch_agents::{
+    ActorCriticConfig, ActorCriticRnnConfig, BootDqnConfig, DqnConfig,
+};
 use bsuite_baselines::{BatchAgent, OneByOne};
 use bsuite_envs::{BsuiteId, Environment};
 use clap::Parser;
@@ -153,11 +155,13 @@ fn cost_model(
         }
         "actor_critic" | "actor_critic_rnn" => {
             let rnn = agent == "actor_critic_rnn";
-            let (hidden, lstm) = if rnn {
-                (vec![256, 256], 256)
+            let (base, lstm) = if rnn {
+                let c = ActorCriticRnnConfig::default();
+                (c.base, c.lstm_size)
             } else {
-                (vec![64, 64], 0)
+                (ActorCriticConfig::default(), 0)
             };
+            let hidden = base.hidden;
             let mut torso = vec![obs_len];
             torso.extend(&hidden);
             let width = *torso.last().expect("a torso");
@@ -170,7 +174,7 @@ fn cost_model(
                 torso_params + head_params + lstm_params,
             );
             // One SGD step per trajectory of T transitions (T + 1 rows).
-            let t = episode_len.clamp(1.0, 32.0);
+            let t = episode_len.clamp(1.0, base.sequence_length as f64);
             let rows = t + 1.0;
             let sgd_flops = 2.0 * macs * rows + 4.0 * macs * rows + ADAM_FLOPS_PER_PARAM * params;
             // The recurrent weights are read again for every row, forward and backward.
