@@ -70,7 +70,7 @@ impl Params {
     pub(crate) fn adam(&mut self, learning_rate: f64) {
         self.adam_steps += 1;
         let step = AdamStep::new(learning_rate, 0.9, 0.999, 1e-8, self.adam_steps);
-        host::adam_and_clear(
+        host::adam(
             &mut self.values,
             &mut self.m,
             &mut self.v,
@@ -466,19 +466,17 @@ impl Lstm {
 mod tests {
     use super::*;
 
+    /// A nonzero initial state, so that its gradient path is exercised too.
+    fn initial_state(hidden: usize) -> LstmState {
+        LstmState {
+            h: (0..hidden).map(|j| 0.1 * j as f32).collect(),
+            c: (0..hidden).map(|j| -0.2 * j as f32).collect(),
+        }
+    }
+
     /// The loss `Σ_t Σ_j coeff[t][j]·h_t[j]` of an unroll, in f64 from the f32 outputs.
     fn lstm_loss(lstm: &Lstm, params: &Params, input: &[f32], steps: usize, coeff: &[f32]) -> f64 {
-        let mut state = LstmState::zeros(lstm.hidden);
-        state
-            .h
-            .iter_mut()
-            .enumerate()
-            .for_each(|(j, h)| *h = 0.1 * j as f32);
-        state
-            .c
-            .iter_mut()
-            .enumerate()
-            .for_each(|(j, c)| *c = -0.2 * j as f32);
+        let mut state = initial_state(lstm.hidden);
         let mut unroll = Unroll::new(lstm, steps);
         lstm.forward(params, input, steps, &mut state, &mut unroll);
         let out = unroll.outputs(lstm.hidden, steps);
@@ -508,17 +506,7 @@ mod tests {
         // Analytic gradients.
         let mut acts = mlp.activations(steps);
         mlp.forward(&params, &x, steps, &mut acts);
-        let mut state = LstmState::zeros(hidden);
-        state
-            .h
-            .iter_mut()
-            .enumerate()
-            .for_each(|(j, h)| *h = 0.1 * j as f32);
-        state
-            .c
-            .iter_mut()
-            .enumerate()
-            .for_each(|(j, c)| *c = -0.2 * j as f32);
+        let mut state = initial_state(hidden);
         let mut unroll = Unroll::new(&lstm, steps);
         lstm.forward(&params, &acts[1], steps, &mut state, &mut unroll);
         let mut deltas = mlp.activations(steps);

@@ -174,7 +174,7 @@ impl FirstLayer {
                 &mut self.w[at..at + width],
                 &mut self.m_w[at..at + width],
                 &mut self.v_w[at..at + width],
-                &self.grad_w[at..at + width],
+                &mut self.grad_w[at..at + width],
                 step,
             );
             self.rows[k as usize].dirty = true;
@@ -183,12 +183,9 @@ impl FirstLayer {
             &mut self.b,
             &mut self.m_b,
             &mut self.v_b,
-            &self.grad_b,
+            &mut self.grad_b,
             step,
         );
-        for &k in &self.touched {
-            self.grad_w[k as usize * width..][..width].fill(0.0);
-        }
         // Rows without gradient this step whose weights can no longer move fall asleep
         // (checked every few steps: the check costs about as much as an update).
         if t % DORMANCY_CHECK_PERIOD == 0 {
@@ -938,7 +935,7 @@ impl DqnReplicas {
             &mut stack.params.as_mut_slice()[..n],
             &mut stack.m.as_mut_slice()[..n],
             &mut stack.v.as_mut_slice()[..n],
-            &stack.grad.as_slice()[..n],
+            &mut stack.grad.as_mut_slice()[..n],
             step,
         );
         // The JAX agent counts SGD steps here; TF's counts environment steps (quirk 34).
@@ -1231,8 +1228,8 @@ mod tests {
             lazy.grad_b.copy_from_slice(&delta);
             let step = AdamStep::new(1e-3, 0.9, 0.999, 1e-8, t);
             lazy.adam(step, t);
-            host::adam(&mut w, &mut m, &mut v, &grad, step);
-            host::adam(&mut b, &mut m_b, &mut v_b, &delta, step);
+            host::adam(&mut w, &mut m, &mut v, &mut grad, step);
+            host::adam(&mut b, &mut m_b, &mut v_b, &mut delta.clone(), step);
             assert_eq!(lazy.w, w, "weights at step {t}");
             assert_eq!(lazy.b, b, "biases at step {t}");
             if t % 97 == 0 || t == steps {

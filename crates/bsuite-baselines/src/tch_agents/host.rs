@@ -415,26 +415,9 @@ impl AdamStep {
 kernel! {
     /// One Adam step on `w` with gradient `g` and moments `m`, `v`, in PyTorch's form:
     /// `m = β1·m + (1−β1)·g`, `v = β2·v + (1−β2)·g²`,
-    /// `w -= step_size · m / (sqrt(v) / sqrt(1−β2^t) + ε)`.
-    pub(crate) fn adam(w: &mut [f32], m: &mut [f32], v: &mut [f32], g: &[f32], step: AdamStep) {
-        let AdamStep { beta1, beta2, step_size, inv_sqrt_bias2, eps } = step;
-        let (c1, c2) = (1.0 - beta1, 1.0 - beta2);
-        let n = w.len();
-        let (m, v, g) = (&mut m[..n], &mut v[..n], &g[..n]);
-        for i in 0..n {
-            let gi = g[i];
-            let mi = beta1 * m[i] + c1 * gi;
-            let vi = beta2 * v[i] + c2 * (gi * gi);
-            m[i] = mi;
-            v[i] = vi;
-            w[i] -= step_size * (mi / (vi.sqrt() * inv_sqrt_bias2 + eps));
-        }
-    }
-}
-
-kernel! {
-    /// [`adam`], then zeroes the gradient in the same pass (one sweep over memory less).
-    pub(crate) fn adam_and_clear(w: &mut [f32], m: &mut [f32], v: &mut [f32], g: &mut [f32], step: AdamStep) {
+    /// `w -= step_size · m / (sqrt(v) / sqrt(1−β2^t) + ε)`; the gradient is zeroed in the
+    /// same pass, ready for the next step's accumulation.
+    pub(crate) fn adam(w: &mut [f32], m: &mut [f32], v: &mut [f32], g: &mut [f32], step: AdamStep) {
         let AdamStep { beta1, beta2, step_size, inv_sqrt_bias2, eps } = step;
         let (c1, c2) = (1.0 - beta1, 1.0 - beta2);
         let n = w.len();
@@ -514,7 +497,7 @@ mod tests {
         let step = AdamStep::new(1e-3, 0.9, 0.999, 1e-8, 1);
         let (mut w, mut m, mut v) = (vec![1.0f32; 20], vec![0.0; 20], vec![0.0; 20]);
         let g: Vec<f32> = (0..20).map(|i| i as f32 - 10.0).collect();
-        adam(&mut w, &mut m, &mut v, &g, step);
+        adam(&mut w, &mut m, &mut v, &mut g.clone(), step);
         // The first step moves every weight by about the learning rate against its gradient.
         for i in 0..20 {
             let expect = 1.0 - 1e-3 * g[i].signum() * f32::from(g[i] != 0.0);
@@ -551,12 +534,12 @@ mod tests {
         let m0: Vec<f32> = (0..n).map(|_| rng.randn() as f32 * 0.1).collect();
         let v0: Vec<f32> = (0..n).map(|_| rng.rand() as f32).collect();
         let step = AdamStep::new(1e-3, 0.9, 0.999, 1e-8, 17);
-        let (mut w, mut m, mut v) = (w0.clone(), m0.clone(), v0.clone());
-        adam(&mut w, &mut m, &mut v, &g, step);
-        let (mut w2, mut m2, mut v2, mut g2) = (w0.clone(), m0.clone(), v0.clone(), g.clone());
-        adam_and_clear(&mut w2, &mut m2, &mut v2, &mut g2, step);
-        assert_eq!((&w2, &m2, &v2), (&w, &m, &v), "adam_and_clear is adam");
-        assert!(g2.iter().all(|&x| x == 0.0));
+        let (mut w, mut m, mut v, mut cleared) = (w0.clone(), m0.clone(), v0.clone(), g.clone());
+        adam(&mut w, &mut m, &mut v, &mut cleared, step);
+        assert!(
+            cleared.iter().all(|&x| x == 0.0),
+            "the gradient is consumed"
+        );
         let (c1, c2) = (1.0 - step.beta1, 1.0 - step.beta2);
         for i in 0..n {
             let mi = step.beta1 * m0[i] + c1 * g[i];
