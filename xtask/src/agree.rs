@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
-use bsuite_analysis::agreement::{self, Comparison};
+use bsuite_analysis::agreement::{self, Comparison, Verdict};
 use bsuite_analysis::{summarize, Agent, Summary};
 use bsuite_baselines::sweep;
 use bsuite_envs::BsuiteId;
@@ -126,9 +126,15 @@ struct Row {
 }
 
 impl Row {
-    /// The verdict: from the mean return where there is one (a continuous measure), else
-    /// from the score.
+    /// The verdict: `differs` when either test finds a difference; else from the mean
+    /// return where there is one (a continuous measure), else from the score.
     fn verdict(&self, tolerance: f64) -> &'static str {
+        let differs = |c: &Comparison| c.verdict(f64::INFINITY) == Verdict::Differs;
+        if self.score.as_ref().is_some_and(differs)
+            || self.mean_return.as_ref().is_some_and(|(c, _)| differs(c))
+        {
+            return Verdict::Differs.as_str();
+        }
         match (&self.mean_return, &self.score) {
             (Some((c, span)), _) => c.verdict(tolerance * span).as_str(),
             (None, Some(c)) => c.verdict(tolerance).as_str(),
