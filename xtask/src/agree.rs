@@ -471,3 +471,32 @@ fn write_curves(
     std::fs::write(dir.join(format!("{name}.pdf")), pdf)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bsuite_analysis::agreement::compare;
+
+    fn row(score: Option<Comparison>, mean_return: Option<(Comparison, f64)>) -> Row {
+        Row {
+            name: "catch/0".to_string(),
+            score,
+            mean_return,
+        }
+    }
+
+    #[test]
+    fn an_id_differs_when_either_test_does_and_agrees_only_on_a_sharp_test() {
+        let same: Vec<f64> = (0..10).map(|i| 0.5 + 0.001 * i as f64).collect();
+        let shifted: Vec<f64> = same.iter().map(|x| x + 0.3).collect();
+        let (close, apart) = (compare(&same, &same), compare(&same, &shifted));
+        assert_eq!(row(Some(close), Some((close, 2.0))).verdict(0.1), "agrees");
+        // The score differs although the mean returns agree: the id differs.
+        assert_eq!(row(Some(apart), Some((close, 2.0))).verdict(0.1), "differs");
+        assert_eq!(row(Some(close), Some((apart, 2.0))).verdict(0.1), "differs");
+        // Too noisy to rule out a difference of the tolerance.
+        let noisy = compare(&[0.0, 1.0, 0.0], &[1.0, 0.0, 1.0]);
+        assert_eq!(row(None, Some((noisy, 1.0))).verdict(0.1), "inconclusive");
+        assert_eq!(row(None, None).verdict(0.1), "no data");
+    }
+}
