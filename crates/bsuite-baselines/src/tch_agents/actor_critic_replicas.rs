@@ -324,11 +324,6 @@ impl ActorCriticReplicas {
             replicas,
         }
     }
-
-    /// The number of parameters of each replica.
-    pub fn parameter_counts(&self) -> Vec<usize> {
-        self.replicas.iter().map(|r| r.params.len()).collect()
-    }
 }
 
 impl BatchAgent for ActorCriticReplicas {

@@ -60,11 +60,6 @@ impl Params {
         at
     }
 
-    /// The number of parameters.
-    pub(crate) fn len(&self) -> usize {
-        self.values.len()
-    }
-
     /// One Adam step (β1 0.9, β2 0.999, ε 1e-8, PyTorch's and optax's form) on every
     /// parameter with the gradients accumulated since the last step, which it then clears.
     pub(crate) fn adam(&mut self, learning_rate: f64) {
@@ -535,7 +530,7 @@ mod tests {
                 "parameter {k}: analytic {a}, numeric {numeric}"
             );
         }
-        assert!(analytic.iter().filter(|g| **g != 0.0).count() > params.len() / 2);
+        assert!(analytic.iter().filter(|g| **g != 0.0).count() > params.values.len() / 2);
     }
 
     #[test]
