@@ -29,8 +29,6 @@ struct Recurrent {
     /// episode boundaries.
     unroll_state: LstmState,
     unroll: Unroll,
-    /// The torso's output and the LSTM's input when acting, `[1, width]`.
-    acting_input: Vec<f32>,
     /// The acting step's record (one step).
     acting_unroll: Unroll,
     /// Loss gradients with respect to the LSTM outputs, `[T + 1, H]`.
@@ -82,7 +80,6 @@ impl Replica {
                 acting: LstmState::zeros(hidden),
                 unroll_state: LstmState::zeros(hidden),
                 unroll: Unroll::new(&lstm, rows),
-                acting_input: vec![0.0; width],
                 acting_unroll: Unroll::new(&lstm, 1),
                 delta_h: vec![0.0; rows * hidden],
                 lstm,
@@ -119,14 +116,8 @@ impl Replica {
         let features = acting_acts.last().expect("the torso has layers");
         match &mut self.recurrent {
             Some(rec) => {
-                rec.acting_input.copy_from_slice(features);
-                rec.lstm.forward(
-                    params,
-                    &rec.acting_input,
-                    1,
-                    &mut rec.acting,
-                    &mut rec.acting_unroll,
-                );
+                rec.lstm
+                    .forward(params, features, 1, &mut rec.acting, &mut rec.acting_unroll);
                 self.head
                     .forward(params, &rec.acting.h, &mut self.acting_out);
             }
@@ -185,10 +176,13 @@ impl Replica {
         let out = &mut out[..rows * (a + 1)];
         match recurrent {
             Some(rec) => {
-                let mut state = rec.unroll_state.clone();
-                rec.lstm
-                    .forward(params, features, rows, &mut state, &mut rec.unroll);
-                rec.unroll_state = state;
+                rec.lstm.forward(
+                    params,
+                    features,
+                    rows,
+                    &mut rec.unroll_state,
+                    &mut rec.unroll,
+                );
                 let h = rec.unroll.outputs(rec.lstm.hidden, rows);
                 head.forward(params, h, out);
             }

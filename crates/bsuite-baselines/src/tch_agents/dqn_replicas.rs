@@ -678,7 +678,10 @@ impl DqnReplicas {
         }
         let ensemble = replica.ensemble.as_mut().expect("an ensemble");
         let mlp = Mlp::from_layers(layers);
-        ensemble.active_acts = mlp.activations(1);
+        // Every snapshot has the same (padded) shape: the scratch is made once.
+        if ensemble.active_acts.is_empty() {
+            ensemble.active_acts = mlp.activations(1);
+        }
         ensemble.active = (params, mlp);
         ensemble.active_member = m;
     }
@@ -839,10 +842,15 @@ impl DqnReplicas {
             let delta = stack.delta[layers].as_mut_slice();
             for (r, replica) in self.replicas.iter_mut().enumerate() {
                 let a_count = replica.num_actions;
-                for m in 0..members {
-                    let slot = r * members + m;
-                    for b in 0..batch {
-                        let at = (slot * batch + b) * out;
+                for b in 0..batch {
+                    // An ensemble's priors and masks of this sample, looked up once for
+                    // all its members.
+                    let extra = match &replica.ensemble {
+                        Some(_) => replica.replay.get(replica.indices[b]).extra,
+                        None => &[],
+                    };
+                    for m in 0..members {
+                        let at = ((r * members + m) * batch + b) * out;
                         let a = replica.actions[b];
                         let row = &mut delta[at..at + out];
                         row.fill(0.0);
@@ -855,7 +863,6 @@ impl DqnReplicas {
                             row[a] = (q[at + a] - y) * scale;
                             continue;
                         };
-                        let extra = replica.replay.get(replica.indices[b]).extra;
                         let width = members * a_count;
                         let member = m * a_count..(m + 1) * a_count;
                         let prior_tm1 = &extra[member.clone()];

@@ -124,7 +124,39 @@ fn replica_spec(setup: &AgentSetup) -> ReplicaSpec {
     }
 }
 
-/// DQN with tensor ops, one agent, on [`device`].
+/// An agent for one id: `host`'s replica on the CPU, `tensor`'s agent on a GPU (where the
+/// host engines do not run).
+fn one<H: Agent + 'static, T: Agent + 'static>(
+    setup: &AgentSetup,
+    host: fn(&[ReplicaSpec]) -> H,
+    tensor: fn(&AgentSetup) -> T,
+) -> Box<dyn Agent> {
+    if device() == Device::Cpu {
+        Box::new(host(&[replica_spec(setup)]))
+    } else {
+        Box::new(tensor(setup))
+    }
+}
+
+/// Agents for many ids: `host`'s replicas in one batch on the CPU, `tensor`'s agents one by
+/// one on a GPU.
+fn batch<H: BatchAgent + 'static, T: Agent + 'static>(
+    setups: &[AgentSetup],
+    host: fn(&[ReplicaSpec]) -> H,
+    tensor: fn(&AgentSetup) -> T,
+) -> Box<dyn BatchAgent> {
+    if device() == Device::Cpu {
+        let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
+        Box::new(host(&specs))
+    } else {
+        Box::new(OneByOne(setups.iter().map(tensor).collect()))
+    }
+}
+
+fn host_dqn(specs: &[ReplicaSpec]) -> DqnReplicas {
+    DqnReplicas::new(DqnConfig::default(), specs)
+}
+
 fn tensor_dqn(s: &AgentSetup) -> Dqn {
     Dqn::new(
         &s.observation_spec,
@@ -135,17 +167,10 @@ fn tensor_dqn(s: &AgentSetup) -> Dqn {
     )
 }
 
-/// DQN by name: on the CPU the lockstep engine (one replica, or a batch), elsewhere the
-/// tensor implementation, one agent per id.
-fn make_dqn(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
-    if device() == Device::Cpu {
-        let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
-        return Box::new(DqnReplicas::new(DqnConfig::default(), &specs));
-    }
-    Box::new(OneByOne(setups.iter().map(tensor_dqn).collect()))
+fn host_boot_dqn(specs: &[ReplicaSpec]) -> DqnReplicas {
+    DqnReplicas::bootstrapped(BootDqnConfig::default(), specs)
 }
 
-/// Bootstrapped DQN with tensor ops, one agent, on [`device`].
 fn tensor_boot_dqn(s: &AgentSetup) -> BootDqn {
     BootDqn::new(
         &s.observation_spec,
@@ -156,16 +181,10 @@ fn tensor_boot_dqn(s: &AgentSetup) -> BootDqn {
     )
 }
 
-/// boot_dqn by name: the lockstep engine on the CPU, the tensor agent elsewhere.
-fn make_boot_dqn(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
-    if device() == Device::Cpu {
-        let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
-        return Box::new(DqnReplicas::bootstrapped(BootDqnConfig::default(), &specs));
-    }
-    Box::new(OneByOne(setups.iter().map(tensor_boot_dqn).collect()))
+fn host_actor_critic(specs: &[ReplicaSpec]) -> ActorCriticReplicas {
+    ActorCriticReplicas::feed_forward(ActorCriticConfig::default(), specs)
 }
 
-/// The feed-forward actor-critic with tensor ops, one agent, on [`device`].
 fn tensor_actor_critic(s: &AgentSetup) -> ActorCritic {
     ActorCritic::new(
         &s.observation_spec,
@@ -176,7 +195,10 @@ fn tensor_actor_critic(s: &AgentSetup) -> ActorCritic {
     )
 }
 
-/// The recurrent actor-critic with tensor ops, one agent, on [`device`].
+fn host_actor_critic_rnn(specs: &[ReplicaSpec]) -> ActorCriticReplicas {
+    ActorCriticReplicas::recurrent(ActorCriticRnnConfig::default(), specs)
+}
+
 fn tensor_actor_critic_rnn(s: &AgentSetup) -> ActorCriticRnn {
     ActorCriticRnn::new(
         &s.observation_spec,
@@ -187,32 +209,6 @@ fn tensor_actor_critic_rnn(s: &AgentSetup) -> ActorCriticRnn {
     )
 }
 
-/// actor_critic by name: host replicas on the CPU, the tensor agent elsewhere.
-fn make_actor_critic(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
-    if device() == Device::Cpu {
-        let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
-        return Box::new(ActorCriticReplicas::feed_forward(
-            ActorCriticConfig::default(),
-            &specs,
-        ));
-    }
-    Box::new(OneByOne(setups.iter().map(tensor_actor_critic).collect()))
-}
-
-/// actor_critic_rnn by name: host replicas on the CPU, the tensor agent elsewhere.
-fn make_actor_critic_rnn(setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
-    if device() == Device::Cpu {
-        let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
-        return Box::new(ActorCriticReplicas::recurrent(
-            ActorCriticRnnConfig::default(),
-            &specs,
-        ));
-    }
-    Box::new(OneByOne(
-        setups.iter().map(tensor_actor_critic_rnn).collect(),
-    ))
-}
-
 /// actor_critic_rnn whose training unrolls start from zeros after every episode end.
 fn reset_rnn_config() -> ActorCriticRnnConfig {
     ActorCriticRnnConfig {
@@ -221,22 +217,30 @@ fn reset_rnn_config() -> ActorCriticRnnConfig {
     }
 }
 
+fn host_actor_critic_rnn_reset(specs: &[ReplicaSpec]) -> ActorCriticReplicas {
+    ActorCriticReplicas::recurrent(reset_rnn_config(), specs)
+}
+
+fn tensor_actor_critic_rnn_reset(s: &AgentSetup) -> ActorCriticRnn {
+    ActorCriticRnn::new(
+        &s.observation_spec,
+        &s.action_spec,
+        reset_rnn_config(),
+        s.seed,
+        device(),
+    )
+}
+
 /// The LibTorch agents by name, for [`crate::factory`].
 pub fn entries() -> Vec<AgentEntry> {
     vec![
         AgentEntry {
             name: "dqn",
             description: "DQN: MLP[64,64], Adam 1e-3, batch 32, replay 10000, ε 0.05 (LibTorch)",
-            make: |s: &AgentSetup| -> Box<dyn Agent> {
-                if device() == Device::Cpu {
-                    Box::new(DqnReplicas::new(DqnConfig::default(), &[replica_spec(s)]))
-                } else {
-                    Box::new(tensor_dqn(s))
-                }
-            },
+            make: |s| one(s, host_dqn, tensor_dqn),
             batching: Some(Batching {
                 key: |s| DqnReplicas::batch_key(&s.action_spec),
-                make: make_dqn,
+                make: |s| batch(s, host_dqn, tensor_dqn),
                 // Enough to amortise LibTorch's per-call cost (about 1.5 µs a call, a dozen
                 // calls per step), few enough that a two-core sweep still splits into
                 // batches that keep both cores busy to the end.
@@ -246,19 +250,10 @@ pub fn entries() -> Vec<AgentEntry> {
         AgentEntry {
             name: "boot_dqn",
             description: "bootstrapped DQN, 20 members with prior networks (scale 5) (LibTorch)",
-            make: |s: &AgentSetup| -> Box<dyn Agent> {
-                if device() == Device::Cpu {
-                    Box::new(DqnReplicas::bootstrapped(
-                        BootDqnConfig::default(),
-                        &[replica_spec(s)],
-                    ))
-                } else {
-                    Box::new(tensor_boot_dqn(s))
-                }
-            },
+            make: |s| one(s, host_boot_dqn, tensor_boot_dqn),
             batching: Some(Batching {
                 key: |s| DqnReplicas::batch_key(&s.action_spec),
-                make: make_boot_dqn,
+                make: |s| batch(s, host_boot_dqn, tensor_boot_dqn),
                 // Its 20 members already fill each LibTorch call; more replicas per batch
                 // only add cache pressure (catch: 1.4 ms a step alone, 2.4 ms in a batch of
                 // 20, `cargo xtask bench agents`).
@@ -268,38 +263,20 @@ pub fn entries() -> Vec<AgentEntry> {
         AgentEntry {
             name: "actor_critic",
             description: "A2C, MLP[64,64], TD(0.9) over 32 steps, Adam 3e-3 (LibTorch)",
-            make: |s: &AgentSetup| -> Box<dyn Agent> {
-                if device() == Device::Cpu {
-                    Box::new(ActorCriticReplicas::feed_forward(
-                        ActorCriticConfig::default(),
-                        &[replica_spec(s)],
-                    ))
-                } else {
-                    Box::new(tensor_actor_critic(s))
-                }
-            },
+            make: |s| one(s, host_actor_critic, tensor_actor_critic),
             batching: Some(Batching {
                 key: |_| 0,
-                make: make_actor_critic,
+                make: |s| batch(s, host_actor_critic, tensor_actor_critic),
                 default_size: 32,
             }),
         },
         AgentEntry {
             name: "actor_critic_rnn",
             description: "recurrent A2C, MLP[256,256] + LSTM 256 (LibTorch)",
-            make: |s: &AgentSetup| -> Box<dyn Agent> {
-                if device() == Device::Cpu {
-                    Box::new(ActorCriticReplicas::recurrent(
-                        ActorCriticRnnConfig::default(),
-                        &[replica_spec(s)],
-                    ))
-                } else {
-                    Box::new(tensor_actor_critic_rnn(s))
-                }
-            },
+            make: |s| one(s, host_actor_critic_rnn, tensor_actor_critic_rnn),
             batching: Some(Batching {
                 key: |_| 0,
-                make: make_actor_critic_rnn,
+                make: |s| batch(s, host_actor_critic_rnn, tensor_actor_critic_rnn),
                 // Each replica streams its own 2.4 MB of weights every step: one at a time
                 // they stay in the cache, while a batch of 20 (48 MB) does not and runs
                 // 1.8x slower per step (`cargo xtask bench agents`).
@@ -310,21 +287,12 @@ pub fn entries() -> Vec<AgentEntry> {
             name: "actor_critic_rnn_reset",
             description: "actor_critic_rnn with its training LSTM state reset at episode ends \
                           (a fix of quirk 33; not bsuite's agent) (LibTorch)",
-            make: |s: &AgentSetup| -> Box<dyn Agent> {
-                if device() == Device::Cpu {
-                    Box::new(ActorCriticReplicas::recurrent(
-                        reset_rnn_config(),
-                        &[replica_spec(s)],
-                    ))
-                } else {
-                    Box::new(ActorCriticRnn::new(
-                        &s.observation_spec,
-                        &s.action_spec,
-                        reset_rnn_config(),
-                        s.seed,
-                        device(),
-                    ))
-                }
+            make: |s| {
+                one(
+                    s,
+                    host_actor_critic_rnn_reset,
+                    tensor_actor_critic_rnn_reset,
+                )
             },
             batching: None,
         },
