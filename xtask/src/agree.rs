@@ -20,6 +20,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use bsuite_analysis::agreement::{self, Comparison, Verdict};
 use bsuite_analysis::{summarize, Agent, Summary};
+use bsuite_baselines::runner::RunnerOptions;
 use bsuite_baselines::sweep;
 use bsuite_envs::BsuiteId;
 use bsuite_report::figure::{Axis, Facet, Figure, Key, Layer, Legend, Stroke};
@@ -187,11 +188,11 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| root.join(".bsuite/jax-venv/bin/python"));
     let id_args: Vec<String> = ids.iter().map(|id| id.to_string()).collect();
-    let jobs = if args.jobs == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        args.jobs
-    };
+    let jobs = RunnerOptions {
+        jobs: args.jobs,
+        ..RunnerOptions::default()
+    }
+    .effective_jobs();
 
     // Ours: one resumable sweep per seed.
     let mut ours_dirs = Vec::new();
