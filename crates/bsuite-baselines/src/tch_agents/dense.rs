@@ -146,12 +146,7 @@ impl Linear {
             delta,
             fan_out,
         );
-        let grad_b = &mut grad[self.b..][..fan_out];
-        for row in delta.chunks_exact(fan_out) {
-            for (g, &d) in grad_b.iter_mut().zip(row) {
-                *g += d;
-            }
-        }
+        host::add_column_sums(&mut grad[self.b..][..fan_out], delta);
         if let Some(delta_in) = delta_in {
             host::backprop_input(delta_in, delta, self.weights(values), fan_out);
         }
@@ -442,12 +437,7 @@ impl Lstm {
             delta,
             g4,
         );
-        let grad_b = &mut grad[self.gates.b..self.gates.b + g4];
-        for row in delta.chunks_exact(g4) {
-            for (g, &d) in grad_b.iter_mut().zip(row) {
-                *g += d;
-            }
-        }
+        host::add_column_sums(&mut grad[self.gates.b..self.gates.b + g4], delta);
         host::backprop_input(
             &mut delta_input[..steps * self.input],
             delta,

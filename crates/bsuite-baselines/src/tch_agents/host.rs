@@ -183,10 +183,15 @@ kernel! {
     }
 }
 
+/// `sums[j] = Σ_b rows[b][j]`, rows in order: a bias gradient.
+pub(crate) fn column_sums(sums: &mut [f32], rows: &[f32]) {
+    sums.fill(0.0);
+    add_column_sums(sums, rows);
+}
+
 kernel! {
-    /// `sums[j] = Σ_b rows[b][j]`, rows in order: a bias gradient.
-    pub(crate) fn column_sums(sums: &mut [f32], rows: &[f32]) {
-        sums.fill(0.0);
+    /// `sums[j] += Σ_b rows[b][j]`, rows in order: a bias gradient accumulated.
+    pub(crate) fn add_column_sums(sums: &mut [f32], rows: &[f32]) {
         for row in rows.chunks_exact(sums.len()) {
             for (s, &x) in sums.iter_mut().zip(row) {
                 *s += x;
