@@ -8,12 +8,18 @@
 //! read once per pass for all the rows of a trajectory. A replica computes the same bits
 //! alone or in any batch. Replicas update when their own trajectory is full or their own
 //! episode ends, which in a lockstep batch need not be at the same step.
+//!
+//! Parameters change only at SGD steps, so acting sees each observation of a trajectory
+//! with the parameters its training pass will use: acting runs that pass's torso rows,
+//! and steps the LSTM's training state beside the acting one (one read of the weights
+//! for both), and the SGD step computes only the rest. Acting is bound by reading the
+//! weights from cache, so the training forward pass costs little more than nothing.
 
 use bsuite_envs::{RandomState, TimeStep};
 
 use super::actor_critic::{sample_softmax, ActorCriticConfig};
 use super::actor_critic_rnn::ActorCriticRnnConfig;
-use super::dense::{Linear, Lstm, LstmState, Mlp, Params, Unroll};
+use super::dense::{Linear, Lstm, LstmState, Mlp, Params, StatePair, Unroll};
 use super::dqn_replicas::ReplicaSpec;
 use super::sequence::{lambda_returns, Buffer};
 use crate::agent::{Agent, BatchAgent};
@@ -28,9 +34,12 @@ struct Recurrent {
     /// is processed twice) and, unless `reset_unroll_state` is set, is never reset at
     /// episode boundaries.
     unroll_state: LstmState,
+    /// The unroll of the trajectory being collected: acting records each step of it as it
+    /// goes ([`Replica::select_action`]), training finishes it.
     unroll: Unroll,
-    /// The acting step's record (one step).
+    /// The acting step's record (one step), when acting runs alone.
     acting_unroll: Unroll,
+    pair: StatePair,
     /// Loss gradients with respect to the LSTM outputs, `[T + 1, H]`.
     delta_h: Vec<f32>,
 }
@@ -52,9 +61,14 @@ struct Replica {
     /// Head outputs of a trajectory, `[T + 1, A + 1]`, and their gradients.
     out: Vec<f32>,
     delta_out: Vec<f32>,
-    /// Torso activations and head output when acting.
+    /// Torso activations and head output when acting runs alone.
     acting_acts: Vec<Vec<f32>>,
     acting_out: Vec<f32>,
+    /// The observations acting ran the training pass on, `[T + 1, obs_len]`: rows
+    /// `0..prepared` of `torso_acts` (and of the unroll) are theirs. The parameters only
+    /// change at SGD steps, so these rows are what training would compute, bit for bit.
+    acted: Vec<f32>,
+    prepared: usize,
 }
 
 impl Replica {
@@ -81,6 +95,7 @@ impl Replica {
                 unroll_state: LstmState::zeros(hidden),
                 unroll: Unroll::new(&lstm, rows),
                 acting_unroll: Unroll::new(&lstm, 1),
+                pair: StatePair::new(&lstm),
                 delta_h: vec![0.0; rows * hidden],
                 lstm,
             }
@@ -97,6 +112,8 @@ impl Replica {
             out: vec![0.0; rows * (num_actions + 1)],
             delta_out: vec![0.0; rows * (num_actions + 1)],
             acting_out: vec![0.0; num_actions + 1],
+            acted: vec![0.0; rows * obs_len],
+            prepared: 0,
             buffer: Buffer::new(obs_len, base.sequence_length),
             params,
             torso,
@@ -106,6 +123,55 @@ impl Replica {
     }
 
     fn select_action(&mut self, observation: &[f32]) -> usize {
+        let row = self.buffer.next_row();
+        if row == self.prepared {
+            self.act_and_prepare(observation, row);
+        } else {
+            self.act(observation);
+        }
+        sample_softmax(&self.acting_out[..self.num_actions], &mut self.rng)
+    }
+
+    /// Acting that also runs row `row` of the training pass (the torso, and the LSTM's
+    /// training state beside the acting one), which the SGD step then reuses.
+    fn act_and_prepare(&mut self, observation: &[f32], row: usize) {
+        let Replica {
+            params,
+            torso,
+            torso_acts,
+            recurrent,
+            head,
+            acting_out,
+            acted,
+            obs_len,
+            ..
+        } = self;
+        acted[row * *obs_len..(row + 1) * *obs_len].copy_from_slice(observation);
+        torso.forward_rows(params, observation, row..row + 1, torso_acts);
+        let width = torso.output_len();
+        let features = &torso_acts.last().expect("the torso has layers")[row * width..][..width];
+        match recurrent {
+            Some(rec) => {
+                if row == 0 {
+                    rec.unroll.start(&rec.unroll_state);
+                }
+                rec.lstm.step_beside(
+                    params,
+                    features,
+                    &mut rec.acting,
+                    &mut rec.unroll,
+                    row,
+                    &mut rec.pair,
+                );
+                head.forward(params, &rec.acting.h, acting_out);
+            }
+            None => head.forward(params, features, acting_out),
+        }
+        self.prepared = row + 1;
+    }
+
+    /// Acting alone (an observation acted on again, out of the trajectory's order).
+    fn act(&mut self, observation: &[f32]) {
         let Replica {
             params,
             torso,
@@ -123,7 +189,6 @@ impl Replica {
             }
             None => self.head.forward(params, features, &mut self.acting_out),
         }
-        sample_softmax(&self.acting_out[..self.num_actions], &mut self.rng)
     }
 
     fn update(
@@ -169,20 +234,28 @@ impl Replica {
             ..
         } = self;
         let a = *num_actions;
-        let obs = &buffer.observations[..rows * self.obs_len];
-        torso.forward(params, obs, rows, torso_acts);
+        let obs_len = self.obs_len;
+        let obs = &buffer.observations[..rows * obs_len];
+        // Rows acting prepared, as long as they saw the trajectory's observations (they
+        // do unless the agent was driven out of the usual act-then-update order).
+        let ready = (0..self.prepared.min(rows))
+            .find(|&r| {
+                obs[r * obs_len..(r + 1) * obs_len] != self.acted[r * obs_len..(r + 1) * obs_len]
+            })
+            .unwrap_or(self.prepared.min(rows));
+        self.prepared = 0;
+        torso.forward_rows(params, &obs[ready * obs_len..], ready..rows, torso_acts);
         let features =
             &torso_acts.last().expect("the torso has layers")[..rows * torso.output_len()];
         let out = &mut out[..rows * (a + 1)];
         match recurrent {
             Some(rec) => {
-                rec.lstm.forward(
-                    params,
-                    features,
-                    rows,
-                    &mut rec.unroll_state,
-                    &mut rec.unroll,
-                );
+                if ready == 0 {
+                    rec.unroll.start(&rec.unroll_state);
+                }
+                rec.lstm
+                    .forward_rows(params, features, ready..rows, &mut rec.unroll);
+                rec.unroll.state_after(rows, &mut rec.unroll_state);
                 let h = rec.unroll.outputs(rec.lstm.hidden, rows);
                 head.forward(params, h, out);
             }
@@ -442,6 +515,58 @@ mod tests {
             &mut unroll,
         );
         state
+    }
+
+    /// Training reuses what acting computed only where acting saw the trajectory's own
+    /// observations with the current parameters: however the agent is driven (acting
+    /// twice on an observation, not at all, or on other observations), the same
+    /// transitions train it to the same bits.
+    #[test]
+    fn training_does_not_depend_on_how_acting_was_driven() {
+        let xs = [0.1f32, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
+        let mut ts: Vec<TimeStep> = xs
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| {
+                let kind = match i % 4 {
+                    0 => StepType::First,
+                    3 => StepType::Last,
+                    _ => StepType::Mid,
+                };
+                timestep(kind, x)
+            })
+            .collect();
+        ts.push(timestep(StepType::First, 0.9));
+        let drive = |acting: &dyn Fn(&mut ActorCriticReplicas, &TimeStep)| {
+            let mut agent = small_rnn(false);
+            for t in 0..ts.len() - 1 {
+                if ts[t].last() {
+                    continue;
+                }
+                acting(&mut agent, &ts[t]);
+                Agent::update(&mut agent, &ts[t], t % 2, &ts[t + 1]);
+            }
+            let replica = &agent.replicas[0];
+            let rec = replica.recurrent.as_ref().unwrap();
+            (replica.params.values.clone(), rec.unroll_state.clone())
+        };
+        let usual = drive(&|agent, ts| {
+            let _ = Agent::select_action(agent, ts);
+        });
+        let twice = drive(&|agent, ts| {
+            let _ = Agent::select_action(agent, ts);
+            let _ = Agent::select_action(agent, ts);
+        });
+        let never = drive(&|_, _| {});
+        let elsewhere = drive(&|agent, ts| {
+            let mut other = ts.clone();
+            other.observation = vec![0.5, 0.5].into();
+            let _ = Agent::select_action(agent, &other);
+        });
+        assert_ne!(usual.0, small_rnn(false).replicas[0].params.values);
+        assert_eq!(usual, twice);
+        assert_eq!(usual, never);
+        assert_eq!(usual, elsewhere);
     }
 
     /// Quirk 33 by hand: each unroll starts from the previous unroll's final state (which

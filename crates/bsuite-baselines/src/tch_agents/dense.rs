@@ -195,15 +195,28 @@ impl Mlp {
         rows: usize,
         acts: &mut [Vec<f32>],
     ) {
+        self.forward_rows(params, input, 0..rows, acts);
+    }
+
+    /// [`Mlp::forward`] of the rows `rows` of activation buffers that hold more: `input`
+    /// holds just those rows, and the other rows of `acts` are left alone. A row's result
+    /// does not depend on which rows it is computed with.
+    pub(crate) fn forward_rows(
+        &self,
+        params: &Params,
+        input: &[f32],
+        rows: std::ops::Range<usize>,
+        acts: &mut [Vec<f32>],
+    ) {
         let last = self.layers.len() - 1;
         for (i, layer) in self.layers.iter().enumerate() {
             let (before, after) = acts.split_at_mut(i);
             let x = if i == 0 {
-                &input[..rows * layer.fan_in]
+                &input[..rows.len() * layer.fan_in]
             } else {
-                &before[i - 1][..rows * layer.fan_in]
+                &before[i - 1][rows.start * layer.fan_in..rows.end * layer.fan_in]
             };
-            let out = &mut after[0][..rows * layer.fan_out];
+            let out = &mut after[0][rows.start * layer.fan_out..rows.end * layer.fan_out];
             layer.forward(params, x, out);
             if i < last {
                 host::relu(out);
@@ -298,6 +311,46 @@ impl Unroll {
     pub(crate) fn outputs(&self, hidden: usize, steps: usize) -> &[f32] {
         &self.h[hidden..(steps + 1) * hidden]
     }
+
+    /// Starts the record from `state`.
+    pub(crate) fn start(&mut self, state: &LstmState) {
+        let hid = state.h.len();
+        self.h[..hid].copy_from_slice(&state.h);
+        self.c[..hid].copy_from_slice(&state.c);
+    }
+
+    /// Copies the state after `steps` steps into `state`.
+    pub(crate) fn state_after(&self, steps: usize, state: &mut LstmState) {
+        let hid = state.h.len();
+        state
+            .h
+            .copy_from_slice(&self.h[steps * hid..(steps + 1) * hid]);
+        state
+            .c
+            .copy_from_slice(&self.c[steps * hid..(steps + 1) * hid]);
+    }
+}
+
+/// Scratch for [`Lstm::step_beside`]: two states' rows side by side.
+pub(crate) struct StatePair {
+    h: Vec<f32>,
+    c: Vec<f32>,
+    gates: Vec<f32>,
+    h_next: Vec<f32>,
+    c_next: Vec<f32>,
+}
+
+impl StatePair {
+    pub(crate) fn new(lstm: &Lstm) -> Self {
+        let h = lstm.hidden;
+        StatePair {
+            h: vec![0.0; 2 * h],
+            c: vec![0.0; 2 * h],
+            gates: vec![0.0; 8 * h],
+            h_next: vec![0.0; 2 * h],
+            c_next: vec![0.0; 2 * h],
+        }
+    }
 }
 
 fn sigmoid(x: f32) -> f32 {
@@ -339,27 +392,123 @@ impl Lstm {
         state: &mut LstmState,
         unroll: &mut Unroll,
     ) {
+        unroll.start(state);
+        self.forward_rows(params, input, 0..steps, unroll);
+        unroll.state_after(steps, state);
+    }
+
+    /// Continues the unroll recorded in `unroll` over the steps `steps` (`input` holds the
+    /// inputs of every step, `[T, input]`), from the state it recorded before
+    /// `steps.start`.
+    pub(crate) fn forward_rows(
+        &self,
+        params: &Params,
+        input: &[f32],
+        steps: std::ops::Range<usize>,
+        unroll: &mut Unroll,
+    ) {
         let (hid, g4) = (self.hidden, 4 * self.hidden);
-        let values = &params.values;
-        // The input part of every step's gates in one pass over W_x.
-        let gates = &mut unroll.gates[..steps * g4];
-        let bias = &values[self.gates.b..self.gates.b + g4];
+        // The input part of the steps' gates in one pass over W_x.
+        self.input_gates(
+            params,
+            &input[steps.start * self.input..steps.end * self.input],
+            &mut unroll.gates[steps.start * g4..steps.end * g4],
+        );
+        for t in steps {
+            let (h_prev, h_next) = unroll.h.split_at_mut((t + 1) * hid);
+            let (c_prev, c_next) = unroll.c.split_at_mut((t + 1) * hid);
+            self.recur(
+                &params.values,
+                &h_prev[t * hid..],
+                &c_prev[t * hid..],
+                &mut unroll.gates[t * g4..(t + 1) * g4],
+                &mut h_next[..hid],
+                &mut c_next[..hid],
+            );
+        }
+    }
+
+    /// One step of `state` and step `t` of the unroll recorded in `unroll`, both on the
+    /// input `x` (one row): the input part of the gates is computed once and the two
+    /// states share each read of `W_h`. Each gets the bits a step of its own would give.
+    ///
+    /// Acting and training see the same observations with the same parameters until the
+    /// next SGD step, so acting can run the training unroll as it goes, at little more
+    /// than the cost of acting alone.
+    pub(crate) fn step_beside(
+        &self,
+        params: &Params,
+        x: &[f32],
+        state: &mut LstmState,
+        unroll: &mut Unroll,
+        t: usize,
+        pair: &mut StatePair,
+    ) {
+        let (hid, g4) = (self.hidden, 4 * self.hidden);
+        let (acting, training) = pair.gates.split_at_mut(g4);
+        self.input_gates(params, x, acting);
+        training.copy_from_slice(acting);
+        let rows = [(&state.h, &state.c), (&unroll.h, &unroll.c)];
+        for (r, (h, c)) in rows.into_iter().enumerate() {
+            let at = if r == 0 { 0 } else { t * hid };
+            pair.h[r * hid..(r + 1) * hid].copy_from_slice(&h[at..at + hid]);
+            pair.c[r * hid..(r + 1) * hid].copy_from_slice(&c[at..at + hid]);
+        }
+        self.recur(
+            &params.values,
+            &pair.h,
+            &pair.c,
+            &mut pair.gates,
+            &mut pair.h_next,
+            &mut pair.c_next,
+        );
+        state.h.copy_from_slice(&pair.h_next[..hid]);
+        state.c.copy_from_slice(&pair.c_next[..hid]);
+        unroll.gates[t * g4..(t + 1) * g4].copy_from_slice(&pair.gates[g4..]);
+        unroll.h[(t + 1) * hid..(t + 2) * hid].copy_from_slice(&pair.h_next[hid..]);
+        unroll.c[(t + 1) * hid..(t + 2) * hid].copy_from_slice(&pair.c_next[hid..]);
+    }
+
+    /// `gates[r] = b + x[r]·W_x` for every row: the part of a step's gates that does not
+    /// depend on the state, the same bits for a row whichever rows it comes with.
+    pub(crate) fn input_gates(&self, params: &Params, x: &[f32], gates: &mut [f32]) {
+        let g4 = 4 * self.hidden;
+        let bias = &params.values[self.gates.b..self.gates.b + g4];
         for row in gates.chunks_exact_mut(g4) {
             row.copy_from_slice(bias);
         }
-        host::add_product(gates, &input[..steps * self.input], self.w_x(values), g4);
-        unroll.h[..hid].copy_from_slice(&state.h);
-        unroll.c[..hid].copy_from_slice(&state.c);
-        let w_h = self.w_h(values);
-        for t in 0..steps {
-            let row = &mut unroll.gates[t * g4..(t + 1) * g4];
-            host::add_product(row, &unroll.h[t * hid..(t + 1) * hid], w_h, g4);
+        host::add_product(gates, x, self.w_x(&params.values), g4);
+    }
+
+    /// Finishes one step of each of the states `(h, c)` (rows of `[rows, H]`), whose
+    /// [`Lstm::input_gates`] are in `gates` (`[rows, 4H]`): adds `h·W_h`, then writes the
+    /// gates' activations `σ(i), tanh(g), σ(f + 1), σ(o)` over them and the next states
+    /// into `h_next` and `c_next`. States stepped together share each read of `W_h`.
+    pub(crate) fn recur(
+        &self,
+        values: &[f32],
+        h: &[f32],
+        c: &[f32],
+        gates: &mut [f32],
+        h_next: &mut [f32],
+        c_next: &mut [f32],
+    ) {
+        let (hid, g4) = (self.hidden, 4 * self.hidden);
+        let rows = h_next.len() / hid;
+        host::add_product(
+            &mut gates[..rows * g4],
+            &h[..rows * hid],
+            self.w_h(values),
+            g4,
+        );
+        for r in 0..rows {
+            let row = &mut gates[r * g4..(r + 1) * g4];
             let (i, rest) = row.split_at_mut(hid);
             let (g, rest) = rest.split_at_mut(hid);
             let (f, o) = rest.split_at_mut(hid);
-            let (prev_c, next) = unroll.c.split_at_mut((t + 1) * hid);
-            let (c_prev, c) = (&prev_c[t * hid..], &mut next[..hid]);
-            let h = &mut unroll.h[(t + 1) * hid..(t + 2) * hid];
+            let c_prev = &c[r * hid..(r + 1) * hid];
+            let c = &mut c_next[r * hid..(r + 1) * hid];
+            let h = &mut h_next[r * hid..(r + 1) * hid];
             for j in 0..hid {
                 let (si, tg, sf, so) = (
                     sigmoid(i[j]),
@@ -372,12 +521,6 @@ impl Lstm {
                 h[j] = so * c[j].tanh();
             }
         }
-        state
-            .h
-            .copy_from_slice(&unroll.h[steps * hid..(steps + 1) * hid]);
-        state
-            .c
-            .copy_from_slice(&unroll.c[steps * hid..(steps + 1) * hid]);
     }
 
     /// Backpropagation through time of an [`Lstm::forward`] over the same `input`: `delta_h`

@@ -55,6 +55,16 @@ impl Buffer {
         }
     }
 
+    /// The row the observation acted on next will take: 0 when the next append starts a
+    /// trajectory, else the number of transitions held.
+    pub(crate) fn next_row(&self) -> usize {
+        if self.needs_reset {
+            0
+        } else {
+            self.t
+        }
+    }
+
     /// True once `max_len` transitions are held.
     pub(crate) fn full(&self) -> bool {
         self.t == self.max_len
