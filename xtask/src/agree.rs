@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -305,7 +306,7 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
         .collect();
 
     let report = markdown(args, &ids, &id_rows, &experiment_rows);
-    print!("{report}");
+    let _ = write!(bsuite_baselines::console::Stdout, "{report}");
     std::fs::create_dir_all(&out)?;
     std::fs::write(out.join("agreement.md"), &report)?;
     std::fs::write(

@@ -1,5 +1,6 @@
 //! `cargo xtask bench ...`: throughput benchmarks, always run on optimised code.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -224,17 +225,25 @@ fn bench_envs(o: EnvsOptions) -> Result<()> {
     };
     let mut results = serde_json::Map::new();
     if !o.json {
-        print!(
+        let _ = write!(
+            bsuite_baselines::console::Stdout,
             "{:<22} {:>14} {:>14} {:>7}",
-            "bsuite_id", "bare/s", "logged/s", "lg/bare"
+            "bsuite_id",
+            "bare/s",
+            "logged/s",
+            "lg/bare"
         );
         if reference.is_some() {
-            print!(
+            let _ = write!(
+                bsuite_baselines::console::Stdout,
                 " {:>11} {:>11} {:>9} {:>9}",
-                "py bare/s", "py lg/s", "bare x", "logged x"
+                "py bare/s",
+                "py lg/s",
+                "bare x",
+                "logged x"
             );
         }
-        println!();
+        bsuite_baselines::outln!();
     }
     for id in &ids {
         let bare = bare_steps_per_second(id, o.steps, o.repeats)?;
@@ -249,24 +258,26 @@ fn bench_envs(o: EnvsOptions) -> Result<()> {
             entry["python_logged"] = py_logged.into();
         }
         if !o.json {
-            print!(
+            let _ = write!(
+                bsuite_baselines::console::Stdout,
                 "{:<22} {bare:>14.0} {logged:>14.0} {:>7.2}",
                 id.to_string(),
                 logged / bare
             );
             if let Some((py_bare, py_logged)) = py {
-                print!(
+                let _ = write!(
+                    bsuite_baselines::console::Stdout,
                     " {py_bare:>11.0} {py_logged:>11.0} {:>9.0} {:>9.0}",
                     bare / py_bare,
                     logged / py_logged
                 );
             }
-            println!();
+            bsuite_baselines::outln!();
         }
         results.insert(id.to_string(), entry);
     }
     if o.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        bsuite_baselines::outln!("{}", serde_json::to_string_pretty(&results)?);
     }
     Ok(())
 }

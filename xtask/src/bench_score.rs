@@ -85,7 +85,7 @@ pub fn run(args: BenchScoreArgs) -> Result<()> {
     };
     let repeats = args.repeats.max(1);
     let files = Agent::load("probe", &dir)?.runs.len();
-    println!(
+    bsuite_baselines::outln!(
         "scoring {} ({files} bsuite_ids), median of {repeats}",
         dir.display()
     );
@@ -109,14 +109,17 @@ pub fn run(args: BenchScoreArgs) -> Result<()> {
         )?);
     }
     let ours_whole = median(whole);
-    println!(
+    bsuite_baselines::outln!(
         "ours     in-process (load + score): {:>9.4} s (loading {:.4} s)",
-        ours_in, ours_load
+        ours_in,
+        ours_load
     );
-    println!("ours     `xtask score DIR --json` : {:>9.4} s", ours_whole);
+    bsuite_baselines::outln!("ours     `xtask score DIR --json` : {:>9.4} s", ours_whole);
 
     let Some(python) = args.python else {
-        println!("(pass --python /tmp/refvenv/bin/python to time ref_score.py side by side)");
+        bsuite_baselines::outln!(
+            "(pass --python /tmp/refvenv/bin/python to time ref_score.py side by side)"
+        );
         return Ok(());
     };
     let mut whole = Vec::new();
@@ -144,12 +147,12 @@ pub fn run(args: BenchScoreArgs) -> Result<()> {
         .collect();
     ensure!(times.len() == repeats, "unexpected timer output");
     let python_in = median(times);
-    println!("python   in-process (load + score): {:>9.4} s", python_in);
-    println!(
+    bsuite_baselines::outln!("python   in-process (load + score): {:>9.4} s", python_in);
+    bsuite_baselines::outln!(
         "python   `ref_score.py DIR`        : {:>9.4} s",
         python_whole
     );
-    println!(
+    bsuite_baselines::outln!(
         "speed-up: {:.0}x in-process, {:.0}x whole command (target: 50x)",
         python_in / ours_in,
         python_whole / ours_whole

@@ -370,9 +370,9 @@ pub fn libtorch_command(cuda: bool, cargo_args: &[OsString]) -> Result<()> {
              --features tch:",
             libtorch.source
         );
-        println!("export LIBTORCH={}", libtorch.root.display());
+        bsuite_baselines::outln!("export LIBTORCH={}", libtorch.root.display());
         if cuda {
-            println!("export BSUITE_TORCH_CUDA=1");
+            bsuite_baselines::outln!("export BSUITE_TORCH_CUDA=1");
         }
         return Ok(());
     }

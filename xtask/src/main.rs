@@ -97,7 +97,9 @@ enum Command {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Ids => ids::print_ids(&mut std::io::stdout().lock()),
+        Command::Ids => ids::print_ids(&mut std::io::BufWriter::new(
+            bsuite_baselines::console::Stdout,
+        )),
         Command::Trace {
             bsuite_id,
             episodes,
@@ -116,8 +118,7 @@ fn run(cli: Cli) -> Result<()> {
                 env_seed,
                 info,
             };
-            let stdout = std::io::stdout().lock();
-            let mut out = std::io::BufWriter::new(stdout);
+            let mut out = std::io::BufWriter::new(bsuite_baselines::console::Stdout);
             trace::write_trace(&id, &options, actions, &mut out)?;
             std::io::Write::flush(&mut out).context("writing the trace")
         }

@@ -182,18 +182,18 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             written.removed.len()
         );
     }
-    println!(
+    bsuite_baselines::outln!(
         "report: {} agent(s), {} figures (SVG and PDF), {} files in {:.2} s",
         agents.len(),
         written.figures,
         written.files.len(),
         start.elapsed().as_secs_f64()
     );
-    println!(
+    bsuite_baselines::outln!(
         "  HTML:  {}",
         args.out.join(bsuite_report::html::INDEX).display()
     );
-    println!(
+    bsuite_baselines::outln!(
         "  LaTeX: {} (pdflatex + bibtex; or \\input {} and {} into your paper)",
         args.out.join(bsuite_report::latex::STANDALONE).display(),
         bsuite_report::latex::PREAMBLE,
@@ -213,7 +213,7 @@ pub fn check(args: &ReportCheckArgs) -> Result<()> {
         );
     }
     let checked = bsuite_report::check::compile_and_check(&args.dir)?;
-    println!(
+    bsuite_baselines::outln!(
         "report-check: {} compiled, {} pages, {} figures included, all present ({:.1} s)",
         checked.pdf.display(),
         checked.pages,

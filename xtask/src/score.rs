@@ -1,6 +1,7 @@
 //! `cargo xtask score DIR... [--json]`: bsuite scores of one or more results directories.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
@@ -50,7 +51,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     } else {
         table(&agents, &summaries, args.ids)
     };
-    print!("{out}");
+    let _ = write!(bsuite_baselines::console::Stdout, "{out}");
     Ok(())
 }
 

@@ -254,12 +254,17 @@ pub fn format_seconds(seconds: f64) -> String {
 
 /// Prints an estimate as a table and a summary.
 pub fn print(agent: &str, estimate: &Estimate) {
-    println!(
+    crate::outln!(
         "{:<22} {:>5} {:>14} {:>10} {:>12} {:>12}",
-        "experiment", "ids", "agent steps", "cpu us", "cpu time", "MB/replica"
+        "experiment",
+        "ids",
+        "agent steps",
+        "cpu us",
+        "cpu time",
+        "MB/replica"
     );
     for e in &estimate.experiments {
-        println!(
+        crate::outln!(
             "{:<22} {:>5} {:>14.0} {:>10.1} {:>12} {:>12.1}",
             e.experiment,
             e.ids,
@@ -269,7 +274,7 @@ pub fn print(agent: &str, estimate: &Estimate) {
             e.replica_bytes / 1e6
         );
     }
-    println!(
+    crate::outln!(
         "{agent}: about {:.0} million agent steps, {} of CPU; on {} jobs about {} wall and \
          {:.0} MB resident at peak (batches of {}; replays grow until full, so agents with \
          replay can need more)",

@@ -15,6 +15,7 @@
 //! LibTorch and runs them.
 
 mod agent;
+pub mod console;
 pub mod estimate;
 pub mod experiment;
 pub mod factory;

@@ -251,7 +251,7 @@ impl Display {
                     bar.println(report.to_string());
                 }
             }
-            None => println!("{report}"),
+            None => crate::outln!("{report}"),
         }
     }
 

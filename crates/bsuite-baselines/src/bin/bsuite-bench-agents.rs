@@ -394,7 +394,7 @@ fn run(args: Args) -> Result<(), String> {
                 format!("\"{name}\": {{{}}}", fields.join(", "))
             })
             .collect();
-        println!(
+        bsuite_baselines::outln!(
             "{{\"ids\": \"{}\", \"agents\": {{{}}}, \"machine\": {{\"matmul_gflops\": {:.2}, \"read_gbs_by_bytes\": {{{}}}}}}}",
             ids[0],
             agents.join(", "),
@@ -403,19 +403,26 @@ fn run(args: Args) -> Result<(), String> {
         );
         return Ok(());
     }
-    println!(
+    bsuite_baselines::outln!(
         "CPU us per agent step (select + env step + update), one thread; {} and {} ids",
         ids[0],
         ids.len()
     );
-    println!(
+    bsuite_baselines::outln!(
         "machine: matmul {:.1} GFLOP/s; read GB/s by working set: {}",
         machine.matmul_flops / 1e9,
         bandwidths.join(", ")
     );
-    println!(
+    bsuite_baselines::outln!(
         "{:<18} {:>10} {:>10} {:>10} {:>8} {:>10} {:>9} {:>9}",
-        "agent", "single", "batched", "floor", "bound", "python", "vs floor", "vs JAX"
+        "agent",
+        "single",
+        "batched",
+        "floor",
+        "bound",
+        "python",
+        "vs floor",
+        "vs JAX"
     );
     let fmt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
     for (name, r) in &reports {
@@ -427,7 +434,7 @@ fn run(args: Args) -> Result<(), String> {
             (Some(n), Some(d)) => format!("{:.2}x", n / d),
             _ => "-".to_string(),
         };
-        println!(
+        bsuite_baselines::outln!(
             "{:<18} {:>10} {:>10} {:>10} {:>8} {:>10} {:>9} {:>9}",
             name,
             fmt(r.single_us),
@@ -439,7 +446,7 @@ fn run(args: Args) -> Result<(), String> {
             ratio(r.python_us, best),
         );
         for (label, single, batched) in &r.extra {
-            println!("  {:<16} {:>10} {:>10}", label, fmt(*single), fmt(*batched));
+            bsuite_baselines::outln!("  {:<16} {:>10} {:>10}", label, fmt(*single), fmt(*batched));
         }
     }
     Ok(())
