@@ -28,7 +28,17 @@ bsuite.baselines.jax.AGENT and its default_agent):
     agent_steps counts the timed episodes only; cpu_s is time.process_time() of this process,
     summed over all its threads (XLA on CPU may use several, so cpu_s can exceed wall_s).
 
-How each id is built and seeded (run and bench alike), matching the Rust runner:
+  $py tools/reference/jax_agent.py cells --id ID [--seed 0] [--episodes N] [--every 100]
+
+    Runs actor_critic_rnn on ID (no CSV) and, every K episodes, prints one JSON line to
+    stdout: {"episode", "max_abs_cell", "entropy", "return"}: the largest |c| of the
+    training unroll state (which bsuite's agent never resets), the mean entropy of the
+    acting policy over those episodes' steps, and their mean return. The acting logits are
+    recomputed for the entropy with the agent's own forward function and state, so the
+    agent's behaviour is unchanged. The Rust side: the bsuite-baselines example
+    rnn_cell_trace prints the same lines.
+
+How each id is built and seeded (run, bench and cells alike), matching the Rust runner:
 
   * MNIST: bsuite.utils.datasets.load_mnist would download MNIST; while the env is built it is
     replaced by a reader for the repo's embedded 5000-digit subset,
@@ -236,6 +246,37 @@ def cmd_bench(a):
   }), flush=True)
 
 
+def cmd_cells(a):
+  env = load_env(a.id)
+  agent = make_agent('actor_critic_rnn', env, a.seed)
+  episodes = a.episodes or env.bsuite_num_episodes
+  entropy_sum, steps, return_sum = 0.0, 0, 0.0
+  for episode in range(1, episodes + 1):
+    timestep = env.reset()
+    while not timestep.last():
+      (logits, _), _ = agent._forward(agent._state.params, timestep.observation[None, ...],
+                                      agent._state.rnn_state)
+      logp = np.asarray(logits[0], dtype=np.float64)
+      logp = logp - logp.max()
+      logp = logp - np.log(np.exp(logp).sum())
+      entropy_sum += float(-(np.exp(logp) * logp).sum())
+      steps += 1
+      action = agent.select_action(timestep)
+      new_timestep = env.step(action)
+      agent.update(timestep, action, new_timestep)
+      return_sum += float(new_timestep.reward or 0.0)
+      timestep = new_timestep
+    if episode % a.every == 0:
+      cell = np.asarray(agent._state.rnn_unroll_state.cell)
+      print(json.dumps({
+          'episode': episode,
+          'max_abs_cell': float(np.abs(cell).max()),
+          'entropy': entropy_sum / max(steps, 1),
+          'return': return_sum / a.every,
+      }), flush=True)
+      entropy_sum, steps, return_sum = 0.0, 0, 0.0
+
+
 def main():
   p = argparse.ArgumentParser(description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -257,11 +298,15 @@ def main():
   b.add_argument('--warmup', type=int, default=20)
   b.add_argument('--seed', type=int, default=0)
 
+  c = sub.add_parser('cells', help='trace actor_critic_rnn\'s unroll state and entropy')
+  c.add_argument('--id', required=True, help='bsuite_id')
+  c.add_argument('--seed', type=int, default=0)
+  c.add_argument('--episodes', type=int, default=None,
+                 help='episodes (default: the experiment\'s bsuite_num_episodes)')
+  c.add_argument('--every', type=int, default=100)
+
   a = p.parse_args()
-  if a.cmd == 'run':
-    cmd_run(a)
-  else:
-    cmd_bench(a)
+  {'run': cmd_run, 'bench': cmd_bench, 'cells': cmd_cells}[a.cmd](a)
 
 
 if __name__ == '__main__':

@@ -393,6 +393,36 @@ impl ActorCriticReplicas {
     }
 }
 
+/// A look inside one recurrent replica, for diagnostics (see the `rnn_cell_trace` example).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RecurrentProbe {
+    /// The largest `|c|` of the state training unrolls from (quirk 33: never reset by
+    /// bsuite's agent, so it can grow without bound).
+    pub unroll_cell_max_abs: f32,
+    /// The entropy (nats) of the policy of the last acting step.
+    pub acting_entropy: f64,
+}
+
+impl ActorCriticReplicas {
+    /// The internals of replica `r` now, or `None` for a feed-forward agent.
+    pub fn probe(&self, r: usize) -> Option<RecurrentProbe> {
+        let replica = &self.replicas[r];
+        let rec = replica.recurrent.as_ref()?;
+        let logits = &replica.acting_out[..replica.num_actions];
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+        let shifted: Vec<f64> = logits.iter().map(|&z| z as f64 - max).collect();
+        let log_total = shifted.iter().map(|z| z.exp()).sum::<f64>().ln();
+        let acting_entropy = -shifted
+            .iter()
+            .map(|z| (z - log_total).exp() * (z - log_total))
+            .sum::<f64>();
+        Some(RecurrentProbe {
+            unroll_cell_max_abs: rec.unroll_state.c.iter().fold(0.0, |m, c| m.max(c.abs())),
+            acting_entropy,
+        })
+    }
+}
+
 impl BatchAgent for ActorCriticReplicas {
     fn len(&self) -> usize {
         self.replicas.len()

@@ -43,7 +43,7 @@ mod sparse_replay;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 pub use actor_critic::{ActorCritic, ActorCriticConfig};
-pub use actor_critic_replicas::ActorCriticReplicas;
+pub use actor_critic_replicas::{ActorCriticReplicas, RecurrentProbe};
 pub use actor_critic_rnn::{ActorCriticRnn, ActorCriticRnnConfig};
 pub use boot_dqn::{BootDqn, BootDqnConfig};
 pub use dqn::{Dqn, DqnConfig};
