@@ -16,6 +16,7 @@
 
 mod agent;
 pub mod console;
+pub mod dir_lock;
 pub mod estimate;
 pub mod experiment;
 pub mod factory;

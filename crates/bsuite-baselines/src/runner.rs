@@ -44,6 +44,9 @@ pub struct RunnerOptions {
     /// Most ids in one lockstep batch, for agents that batch; 0 means the agent's own
     /// [`Batching::default_size`], 1 runs every id on its own.
     pub batch_size: usize,
+    /// The shard of a split sweep this run is, if any: shards of one split may share a
+    /// results directory (see [`crate::dir_lock`]).
+    pub shard: Option<Shard>,
 }
 
 impl RunnerOptions {
@@ -68,6 +71,7 @@ impl Default for RunnerOptions {
             seed: 42,
             num_episodes: None,
             batch_size: 0,
+            shard: None,
         }
     }
 }
@@ -212,6 +216,8 @@ pub fn run_ids(
             options.results_dir.display()
         )
     })?;
+    let _lock =
+        crate::dir_lock::lock(&options.results_dir, options.shard).map_err(|e| e.to_string())?;
     let reports: Mutex<Vec<Option<IdReport>>> = Mutex::new(vec![None; ids.len()]);
     let report = |position: usize, report: IdReport| {
         progress.ids_done.fetch_add(1, Ordering::Relaxed);

@@ -87,6 +87,7 @@ impl SweepArgs {
             seed: self.seed,
             num_episodes: self.num_episodes,
             batch_size: self.batch_size,
+            shard: self.shard,
         }
     }
 

@@ -1,0 +1,109 @@
+//! One writer per results directory, with real processes racing: a second run of a
+//! directory in use is turned away at once, told who holds it; shards of one split share
+//! a directory; a killed owner leaves no stale lock.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bsuite-writer-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn bench_all(dir: &Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    cmd.env("XTASK_NO_REEXEC", "1")
+        .args([
+            "bench-all",
+            "random",
+            "--plain",
+            "--no-score",
+            "--jobs",
+            "1",
+        ])
+        .arg("--results")
+        .arg(dir)
+        .args(extra)
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Starts a whole sweep (long in a debug build) and waits until it holds `lock_file`.
+fn start_owner(dir: &Path, extra: &[&str], lock_file: &str) -> Child {
+    let mut args = vec!["--ids", "SWEEP"];
+    args.extend(extra);
+    let child = bench_all(dir, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("xtask starts");
+    let owner = format!("pid {}", child.id());
+    let start = Instant::now();
+    while !fs::read_to_string(dir.join(lock_file)).is_ok_and(|t| t.contains(&owner)) {
+        assert!(start.elapsed() < Duration::from_secs(60), "no lock taken");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+fn run(dir: &Path, extra: &[&str]) -> Output {
+    bench_all(dir, extra).output().expect("xtask runs")
+}
+
+fn still_running(child: &mut Child) {
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the owner finished before the check (the test needs it running)"
+    );
+}
+
+#[test]
+fn a_second_run_is_refused_and_a_killed_owner_leaves_no_lock() {
+    let dir = scratch("whole");
+    let mut owner = start_owner(&dir, &[], ".bsuite-lock");
+    let second = run(&dir, &["--ids", "catch/0"]);
+    still_running(&mut owner);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success(), "{stderr}");
+    assert!(stderr.contains("in use by another run"), "{stderr}");
+    assert!(stderr.contains(&format!("pid {}", owner.id())), "{stderr}");
+    assert!(stderr.contains(&dir.display().to_string()), "{stderr}");
+    owner.kill().unwrap();
+    owner.wait().unwrap();
+    let after = run(&dir, &["--ids", "catch/0"]);
+    assert!(
+        after.status.success(),
+        "{}",
+        String::from_utf8_lossy(&after.stderr)
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn shards_of_one_split_share_a_directory() {
+    let dir = scratch("shards");
+    let mut owner = start_owner(&dir, &["--shard", "0/2"], ".bsuite-lock-shard-0-of-2");
+    let other = run(&dir, &["--ids", "catch", "--shard", "1/2"]);
+    assert!(
+        other.status.success(),
+        "{}",
+        String::from_utf8_lossy(&other.stderr)
+    );
+    let same = run(&dir, &["--ids", "catch", "--shard", "0/2"]);
+    let whole = run(&dir, &["--ids", "catch/0"]);
+    still_running(&mut owner);
+    for refused in [same, whole] {
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success(), "{stderr}");
+        assert!(
+            stderr.contains(&format!("shard 0/2: pid {}", owner.id())),
+            "{stderr}"
+        );
+    }
+    owner.kill().unwrap();
+    owner.wait().unwrap();
+    fs::remove_dir_all(&dir).unwrap();
+}
