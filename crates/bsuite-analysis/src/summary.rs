@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use bsuite_envs::Tag;
+use bsuite_logging::manifest::RunManifest;
 use bsuite_logging::results::{self, ReadError, ResultSet, RunTable, Skipped};
 
 use crate::experiments;
@@ -19,6 +20,8 @@ pub struct Agent {
     pub runs: Vec<RunTable>,
     /// Files of the results directory that were not loaded, and why.
     pub skipped: Vec<Skipped>,
+    /// What the directory's `bsuite_run.json` says wrote it, where it has a readable one.
+    pub manifest: Option<RunManifest>,
 }
 
 impl Agent {
@@ -28,17 +31,25 @@ impl Agent {
             name: name.into(),
             runs: results.runs,
             skipped: results.skipped,
+            manifest: None,
         }
     }
 
     /// Reads an agent's results directory; any bad file is an error.
     pub fn load(name: impl Into<String>, dir: &Path) -> Result<Agent, ReadError> {
-        Ok(Agent::new(name, results::load_dir(dir)?))
+        Ok(Agent::new(name, results::load_dir(dir)?).with_manifest_of(dir))
     }
 
     /// Reads an agent's results directory, skipping bad files (listed in `skipped`).
     pub fn load_lenient(name: impl Into<String>, dir: &Path) -> Result<Agent, ReadError> {
-        Ok(Agent::new(name, results::load_dir_lenient(dir)?))
+        Ok(Agent::new(name, results::load_dir_lenient(dir)?).with_manifest_of(dir))
+    }
+
+    /// Attaches `dir`'s manifest; an unreadable one is left out, as it does not change
+    /// the scores.
+    fn with_manifest_of(mut self, dir: &Path) -> Agent {
+        self.manifest = RunManifest::read(dir).ok().flatten();
+        self
     }
 
     /// The runs of one experiment, in sweep order.

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use bsuite_envs::{BsuiteId, Environment};
 use bsuite_logging::csv_logging::{file_name, CsvLogger};
+use bsuite_logging::manifest::RunManifest;
 use bsuite_logging::Logging;
 
 use crate::experiment::{run_lockstep, run_with, ReplicaEnd};
@@ -200,6 +201,37 @@ impl FromStr for Shard {
     }
 }
 
+/// Checks that `dir` holds this agent's, seed's and episode count's results (or none),
+/// then records them in its manifest. Another run's directory is refused unless
+/// `options.overwrite` is set.
+fn claim(dir: &Path, agent: AgentEntry, options: &RunnerOptions) -> Result<(), String> {
+    let ours = RunManifest::new(
+        agent.name,
+        agent.description,
+        options.seed,
+        options.num_episodes,
+    );
+    match RunManifest::read(dir) {
+        Ok(Some(theirs)) if !options.overwrite => {
+            let differences = ours.differences(&theirs);
+            if !differences.is_empty() {
+                return Err(format!(
+                    "{} holds the results of another run ({theirs}); this one has {}. Pass \
+                     another --results, or --overwrite to rerun the selected ids as this run \
+                     (results of other ids stay as they are)",
+                    dir.display(),
+                    differences.join(", ")
+                ));
+            }
+        }
+        Err(e) if !options.overwrite => {
+            return Err(format!("{e}; pass --overwrite to replace it"));
+        }
+        _ => {}
+    }
+    ours.write(dir).map_err(|e| e.to_string())
+}
+
 /// Runs `agent` on every id in `ids` (`options.jobs` batches at a time) and returns one
 /// report per id, in the order of `ids`. `on_done` is called as each id finishes, from the
 /// worker thread.
@@ -218,6 +250,7 @@ pub fn run_ids(
     })?;
     let _lock =
         crate::dir_lock::lock(&options.results_dir, options.shard).map_err(|e| e.to_string())?;
+    claim(&options.results_dir, agent, options)?;
     let reports: Mutex<Vec<Option<IdReport>>> = Mutex::new(vec![None; ids.len()]);
     let report = |position: usize, report: IdReport| {
         progress.ids_done.fetch_add(1, Ordering::Relaxed);

@@ -26,6 +26,7 @@
 
 pub mod csv_logging;
 mod logger;
+pub mod manifest;
 pub mod pyfmt;
 pub mod record;
 pub mod results;

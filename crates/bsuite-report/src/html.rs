@@ -229,9 +229,13 @@ pub(crate) fn page(model: &Model) -> String {
         .summaries
         .iter()
         .zip(&model.sources)
-        .map(|(summary, dir)| {
+        .zip(&model.written_by)
+        .map(|((summary, dir), written_by)| {
+            let by = written_by
+                .as_ref()
+                .map_or(String::new(), |m| format!(", written by {}", escape(m)));
             format!(
-                "<b>{}</b> (<code>{}</code>)",
+                "<b>{}</b> (<code>{}</code>{by})",
                 escape(&summary.agent),
                 escape(&dir.display().to_string())
             )

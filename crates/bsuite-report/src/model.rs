@@ -113,6 +113,8 @@ pub(crate) struct Model<'a> {
     pub summaries: &'a [Summary],
     /// Results directory of each agent, in the same order.
     pub sources: Vec<PathBuf>,
+    /// What each results directory's manifest says wrote it, where it has one.
+    pub written_by: Vec<Option<String>>,
     /// Coverage of each agent, in the same order.
     pub coverage: Vec<Coverage>,
     /// The radar plot.

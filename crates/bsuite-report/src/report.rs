@@ -218,6 +218,10 @@ pub fn write(
         link: options.link.clone(),
         summaries: &summaries,
         sources: sources.to_vec(),
+        written_by: agents
+            .iter()
+            .map(|a| a.manifest.as_ref().map(|m| m.to_string()))
+            .collect(),
         coverage: coverage.clone(),
         radar,
         bar,

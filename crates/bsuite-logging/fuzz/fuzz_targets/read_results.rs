@@ -39,6 +39,7 @@ fuzz_target!(|data: &[u8]| {
         name: "fuzz".into(),
         runs: vec![run],
         skipped: Vec::new(),
+        manifest: None,
     };
     let summary = bsuite_analysis::summarize(&agent);
     let _ =

@@ -1,0 +1,97 @@
+//! A results directory knows what it holds: a run records its agent, seed and episode
+//! count in `bsuite_run.json`; resuming with another seed or episode count is refused
+//! with what differs, until `--overwrite`; `score` names what the directory holds.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bsuite-manifest-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn xtask(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("XTASK_NO_REEXEC", "1")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("xtask runs")
+}
+
+fn bench_all(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "bench-all",
+        "random",
+        "--plain",
+        "--no-score",
+        "--ids",
+        "catch/0",
+    ];
+    args.extend(["--results", dir.to_str().unwrap()]);
+    args.extend(extra);
+    xtask(&args)
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn resuming_as_another_run_is_refused_until_overwrite() {
+    let dir = scratch("resume");
+    let first = bench_all(&dir, &["--seed", "1"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let manifest = fs::read_to_string(dir.join("bsuite_run.json")).unwrap();
+    assert!(manifest.contains("\"agent\": \"random\"") && manifest.contains("\"seed\": 1"));
+    let csv = fs::read(dir.join("bsuite_id_-_catch-0.csv")).unwrap();
+
+    for (extra, says) in [
+        (vec!["--seed", "2"], "seed 2, not 1"),
+        (
+            vec!["--seed", "1", "--num-episodes", "5"],
+            "5 per id, not all",
+        ),
+    ] {
+        let refused = bench_all(&dir, &extra);
+        let text = stderr(&refused);
+        assert!(!refused.status.success(), "{text}");
+        assert!(
+            text.contains(says) && text.contains("agent random, seed 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("--overwrite") && text.contains("--results"),
+            "{text}"
+        );
+        assert_eq!(fs::read(dir.join("bsuite_id_-_catch-0.csv")).unwrap(), csv);
+    }
+    let same = bench_all(&dir, &["--seed", "1"]);
+    assert!(same.status.success(), "{}", stderr(&same));
+
+    let score = xtask(&["score", dir.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&score.stdout);
+    assert!(text.contains("agent random, seed 1"), "{text}");
+
+    let replaced = bench_all(&dir, &["--seed", "2", "--overwrite"]);
+    assert!(replaced.status.success(), "{}", stderr(&replaced));
+    let manifest = fs::read_to_string(dir.join("bsuite_run.json")).unwrap();
+    assert!(manifest.contains("\"seed\": 2"), "{manifest}");
+    assert_ne!(fs::read(dir.join("bsuite_id_-_catch-0.csv")).unwrap(), csv);
+
+    let report = scratch("report");
+    let written = xtask(&[
+        "report",
+        "--results",
+        dir.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert!(written.status.success(), "{}", stderr(&written));
+    let html = fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(html.contains("written by agent random, seed 2"));
+    fs::remove_dir_all(&dir).unwrap();
+    fs::remove_dir_all(&report).unwrap();
+}
