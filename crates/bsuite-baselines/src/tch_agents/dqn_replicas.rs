@@ -761,12 +761,27 @@ impl DqnReplicas {
         let live = self.slots();
         let d0 = self.layout.dims[0];
         let stack = &mut self.stack;
+        // Every replica's sample first, then its transitions fetched in overlapping
+        // stages: random replay reads are cache misses, and this way they queue at once.
+        for replica in &mut self.replicas {
+            let Replica {
+                rng,
+                replay,
+                indices,
+                ..
+            } = replica;
+            replay.sample_indices(rng, indices, batch);
+        }
+        for stage in 0..3 {
+            for replica in &self.replicas {
+                replica.replay.prefetch(&replica.indices, stage);
+            }
+        }
         {
             let online0 = stack.online[0].as_mut_slice();
             let target0 = stack.target_act[0].as_mut_slice();
             for (r, replica) in self.replicas.iter_mut().enumerate() {
                 let Replica {
-                    rng,
                     replay,
                     first,
                     indices,
@@ -778,7 +793,6 @@ impl DqnReplicas {
                     num_actions,
                     ..
                 } = replica;
-                replay.sample_indices(rng, indices, batch);
                 for (b, &slot) in indices.iter().enumerate() {
                     let t = replay.get(slot);
                     (actions[b], rewards[b], discounts[b]) = (t.action, t.reward, t.discount);

@@ -250,6 +250,41 @@ impl SparseReplay {
         indices.extend((0..batch_size).map(|_| rng.randint(size)));
     }
 
+    /// Asks the CPU to fetch what [`SparseReplay::get`] reads for `slots`, in `stage`
+    /// 0, 1 and 2 of its chain of loads (the slot's fields, its frames' spans, their
+    /// entries): run each stage over every sampled slot of a batch before the next, so
+    /// that the cache misses of random sampling overlap instead of queuing. A hint only:
+    /// results are the same without it.
+    pub(crate) fn prefetch(&self, slots: &[usize], stage: usize) {
+        for &slot in slots {
+            match stage {
+                0 => {
+                    prefetch(&self.frame_tm1[slot]);
+                    prefetch(&self.frame_t[slot]);
+                    prefetch(&self.actions[slot]);
+                    prefetch(&self.rewards[slot]);
+                    prefetch(&self.discounts[slot]);
+                    if self.extra_width > 0 {
+                        prefetch(&self.extras[slot * self.extra_width]);
+                    }
+                }
+                1 => {
+                    for id in [self.frame_tm1[slot], self.frame_t[slot]] {
+                        let i = (id - self.frames.frames_base) as usize;
+                        prefetch(&self.frames.frames.items[self.frames.frames.head + i]);
+                    }
+                }
+                _ => {
+                    for id in [self.frame_tm1[slot], self.frame_t[slot]] {
+                        if let Some(first) = self.frames.get(id).first() {
+                            prefetch(first);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The transition in `slot`.
     pub(crate) fn get(&self, slot: usize) -> Sampled<'_> {
         Sampled {
@@ -267,6 +302,20 @@ impl SparseReplay {
     fn entries_held(&self) -> usize {
         self.frames.entries.len()
     }
+}
+
+/// A hint to fetch the cache line holding `value`.
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    // SAFETY: SSE is part of x86_64, and a prefetch reads nothing.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (value as *const T).cast(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
 
 #[cfg(test)]
