@@ -170,7 +170,7 @@ impl Agent for BootDqn {
         if self.replay.size() < self.config.min_replay_size {
             return;
         }
-        if self.total_steps % self.config.sgd_period == 0 {
+        if self.total_steps.is_multiple_of(self.config.sgd_period) {
             let batch = self.replay.sample(
                 &mut self.rng,
                 self.config.batch_size,
@@ -180,7 +180,11 @@ impl Agent for BootDqn {
         }
         // As in JAX this check runs on every update past the warm-up, SGD or not; all
         // members step together, so one check covers them all.
-        if self.ensemble.sgd_steps % self.config.target_update_period == 0 {
+        if self
+            .ensemble
+            .sgd_steps
+            .is_multiple_of(self.config.target_update_period)
+        {
             self.ensemble.update_targets();
         }
     }

@@ -115,7 +115,7 @@ impl Agent for Dqn {
             prior_t: &[],
         });
         self.total_steps += 1;
-        if self.total_steps % self.config.sgd_period != 0
+        if !self.total_steps.is_multiple_of(self.config.sgd_period)
             || self.replay.size() < self.config.min_replay_size
         {
             return;
@@ -125,7 +125,11 @@ impl Agent for Dqn {
             .sample(&mut self.rng, self.config.batch_size, self.q.device());
         self.q.sgd_step(&batch);
         // The JAX agent counts SGD steps here; TF's counts environment steps (quirk 34).
-        if self.q.sgd_steps % self.config.target_update_period == 0 {
+        if self
+            .q
+            .sgd_steps
+            .is_multiple_of(self.config.target_update_period)
+        {
             self.q.update_targets();
         }
     }

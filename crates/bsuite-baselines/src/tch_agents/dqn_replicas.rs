@@ -188,7 +188,7 @@ impl FirstLayer {
         );
         // Rows without gradient this step whose weights can no longer move fall asleep
         // (checked every few steps: the check costs about as much as an update).
-        if t % DORMANCY_CHECK_PERIOD == 0 {
+        if t.is_multiple_of(DORMANCY_CHECK_PERIOD) {
             let (w, m_w, rows) = (&self.w, &self.m_w, &mut self.rows);
             self.active.retain(|&k| {
                 let at = k as usize * width;
@@ -960,7 +960,10 @@ impl DqnReplicas {
             step,
         );
         // The JAX agent counts SGD steps here; TF's counts environment steps (quirk 34).
-        if self.sgd_steps % self.config.target_update_period == 0 {
+        if self
+            .sgd_steps
+            .is_multiple_of(self.config.target_update_period)
+        {
             let params = &stack.params.as_slice()[..n];
             stack.target.as_mut_slice()[..n].copy_from_slice(params);
             for replica in &mut self.replicas {
@@ -1148,7 +1151,7 @@ impl BatchAgent for DqnReplicas {
         self.total_steps += 1;
         // Every replica started together, so all share the step count and replay size.
         let replay_size = self.replicas.first().map_or(0, |r| r.replay.size());
-        if self.total_steps % self.config.sgd_period != 0
+        if !self.total_steps.is_multiple_of(self.config.sgd_period)
             || replay_size < self.config.min_replay_size
         {
             return;

@@ -25,7 +25,10 @@ impl HostTensor {
         let tensor = Tensor::zeros(shape, (Kind::Float, Device::Cpu));
         let len = tensor.numel();
         let ptr = tensor.data_ptr() as *mut f32;
-        assert!(len == 0 || (ptr as usize) % 64 == 0, "unaligned CPU tensor");
+        assert!(
+            len == 0 || (ptr as usize).is_multiple_of(64),
+            "unaligned CPU tensor"
+        );
         HostTensor { tensor, ptr, len }
     }
 
