@@ -218,6 +218,13 @@ impl Replica {
 
     /// One SGD step on the trajectory in the buffer: `T` transitions, `T + 1` observations.
     fn sgd_step(&mut self, config: &ActorCriticConfig) {
+        self.accumulate_gradients(config);
+        self.params.adam(config.learning_rate);
+    }
+
+    /// The loss gradients of the trajectory in the buffer, added to `params.grad`; the
+    /// unroll state moves on to the state after the trajectory.
+    fn accumulate_gradients(&mut self, config: &ActorCriticConfig) {
         let t_len = self.buffer.len();
         let rows = t_len + 1;
         let Replica {
@@ -291,7 +298,6 @@ impl Replica {
             }
         }
         torso.backward(params, obs, rows, torso_acts, torso_deltas);
-        params.adam(config.learning_rate);
     }
 }
 
@@ -545,6 +551,213 @@ mod tests {
             &mut unroll,
         );
         state
+    }
+
+    /// A run of bsuite's JAX agent (a hidden size of 8) that
+    /// `tools/reference/rnn_sgd_fixture.py` recorded.
+    struct JaxRun {
+        json: serde_json::Value,
+        hidden: usize,
+        actions: usize,
+        config: ActorCriticRnnConfig,
+    }
+
+    fn floats(v: &serde_json::Value) -> Vec<f32> {
+        let values = v.as_array().expect("an array");
+        values.iter().map(|x| x.as_f64().unwrap() as f32).collect()
+    }
+
+    impl JaxRun {
+        fn load() -> Self {
+            let json: serde_json::Value =
+                serde_json::from_str(include_str!("../../tests/fixtures/jax_rnn_sgd_step.json"))
+                    .unwrap();
+            let hidden = json["hidden"].as_u64().unwrap() as usize;
+            let actions = json["num_actions"].as_u64().unwrap() as usize;
+            let config = ActorCriticRnnConfig {
+                base: ActorCriticConfig {
+                    hidden: vec![hidden, hidden],
+                    ..ActorCriticConfig::default()
+                },
+                lstm_size: hidden,
+                reset_unroll_state: false,
+            };
+            JaxRun {
+                json,
+                hidden,
+                actions,
+                config,
+            }
+        }
+
+        /// Our agent with the parameters of `key`.
+        fn agent(&self, key: &str) -> ActorCriticReplicas {
+            let spec = ReplicaSpec {
+                observation_spec: ObservationSpec {
+                    shape: vec![self.json["obs_len"].as_u64().unwrap() as usize],
+                    dtype: "float32",
+                    name: "observation",
+                },
+                action_spec: ActionSpec {
+                    num_actions: self.actions,
+                    dtype: "int64",
+                },
+                seed: 0,
+            };
+            let mut agent = ActorCriticReplicas::recurrent(self.config.clone(), &[spec]);
+            let values = self.flat(key);
+            assert_eq!(values.len(), agent.replicas[0].params.values.len());
+            agent.replicas[0].params.values = values;
+            agent
+        }
+
+        /// Haiku's modules of `key` in our flat order: torso, LSTM gates (rows seeing x,
+        /// then h; columns i, g, f, o as ours), then the policy and value heads side by
+        /// side.
+        fn flat(&self, key: &str) -> Vec<f32> {
+            let tree = &self.json[key];
+            let leaf = |module: &str, name: &str| floats(&tree[module][name]);
+            let (policy_w, value_w) = (leaf("linear", "w"), leaf("linear_1", "w"));
+            let a = self.actions;
+            let head_w: Vec<f32> = (0..self.hidden)
+                .flat_map(|k| {
+                    let mut row = policy_w[k * a..(k + 1) * a].to_vec();
+                    row.push(value_w[k]);
+                    row
+                })
+                .collect();
+            [
+                leaf("mlp/~/linear_0", "w"),
+                leaf("mlp/~/linear_0", "b"),
+                leaf("mlp/~/linear_1", "w"),
+                leaf("mlp/~/linear_1", "b"),
+                leaf("lstm/linear", "w"),
+                leaf("lstm/linear", "b"),
+                head_w,
+                [leaf("linear", "b"), leaf("linear_1", "b")].concat(),
+            ]
+            .concat()
+        }
+
+        fn state(&self, key: &str) -> LstmState {
+            LstmState {
+                h: floats(&self.json[key]["h"]),
+                c: floats(&self.json[key]["c"]),
+            }
+        }
+    }
+
+    /// Asserts `|ours − theirs| ≤ abs + rel·|theirs|` everywhere.
+    fn assert_close(ours: &[f32], theirs: &[f32], abs: f32, rel: f32, what: &str) {
+        assert_eq!(ours.len(), theirs.len(), "{what}");
+        for (i, (&a, &b)) in ours.iter().zip(theirs).enumerate() {
+            assert!(
+                (a - b).abs() <= abs + rel * b.abs(),
+                "{what}[{i}]: ours {a}, JAX {b}"
+            );
+        }
+    }
+
+    /// One SGD step from the same parameters, unroll state and trajectory as bsuite's JAX
+    /// agent gives its gradients and its next unroll state, to float32 rounding.
+    #[test]
+    fn one_sgd_step_matches_bsuites_jax_agent() {
+        let run = JaxRun::load();
+        let mut agent = run.agent("params");
+        let replica = &mut agent.replicas[0];
+        replica.recurrent.as_mut().unwrap().unroll_state = run.state("unroll_state");
+        let observations: Vec<Vec<f32>> = run.json["observations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(floats)
+            .collect();
+        let steps = observations.len() - 1;
+        for t in 0..steps {
+            let at = |i: usize, step_type, reward, discount| TimeStep {
+                step_type,
+                reward,
+                discount,
+                observation: observations[i].clone().into(),
+            };
+            let last = t + 1 == steps;
+            let next = at(
+                t + 1,
+                if last { StepType::Last } else { StepType::Mid },
+                run.json["rewards"][t].as_f64(),
+                run.json["discounts"][t].as_f64(),
+            );
+            let action = run.json["actions"][t].as_u64().unwrap() as usize;
+            replica
+                .buffer
+                .append(&at(t, StepType::Mid, None, None), action, &next);
+        }
+        replica.buffer.drain();
+        replica.accumulate_gradients(&run.config.base);
+        assert_close(
+            &replica.params.grad,
+            &run.flat("grads"),
+            1e-5,
+            1e-4,
+            "gradient",
+        );
+        let next = run.state("new_unroll_state");
+        let rec = replica.recurrent.as_ref().unwrap();
+        assert_close(&rec.unroll_state.h, &next.h, 1e-5, 1e-4, "unroll h");
+        assert_close(&rec.unroll_state.c, &next.c, 1e-5, 1e-4, "unroll c");
+    }
+
+    /// From the JAX agent's initial parameters, acting on and training on the transitions
+    /// it saw (thirty episodes: its buffer, acting and unroll states, Adam) gives its
+    /// acting logits at every step and leaves our agent where it left the JAX agent, up
+    /// to float32 rounding accumulated over the steps.
+    #[test]
+    fn thirty_episodes_of_training_match_bsuites_jax_agent() {
+        let run = JaxRun::load();
+        let mut agent = run.agent("initial_params");
+        let mut first = true;
+        for t in run.json["warmup"].as_array().unwrap() {
+            let observation = |key: &str| -> bsuite_envs::Observation { floats(&t[key]).into() };
+            let timestep = TimeStep {
+                step_type: if first {
+                    StepType::First
+                } else {
+                    StepType::Mid
+                },
+                reward: None,
+                discount: None,
+                observation: observation("observation"),
+            };
+            let last = t["last"].as_bool().unwrap();
+            let next = TimeStep {
+                step_type: if last { StepType::Last } else { StepType::Mid },
+                reward: t["reward"].as_f64(),
+                discount: t["discount"].as_f64(),
+                observation: observation("next_observation"),
+            };
+            let _ = Agent::select_action(&mut agent, &timestep);
+            let logits = &agent.replicas[0].acting_out[..run.actions];
+            assert_close(logits, &floats(&t["logits"]), 1e-4, 1e-3, "acting logits");
+            let action = t["action"].as_u64().unwrap() as usize;
+            Agent::update(&mut agent, &timestep, action, &next);
+            first = last;
+        }
+        let replica = &agent.replicas[0];
+        assert_ne!(
+            run.flat("initial_params"),
+            run.flat("params"),
+            "JAX trained"
+        );
+        assert_close(
+            &replica.params.values,
+            &run.flat("params"),
+            1e-4,
+            1e-3,
+            "parameters",
+        );
+        let state = run.state("unroll_state");
+        let rec = replica.recurrent.as_ref().unwrap();
+        assert_close(&rec.unroll_state.c, &state.c, 1e-4, 1e-3, "unroll c");
     }
 
     /// Training reuses what acting computed only where acting saw the trajectory's own
