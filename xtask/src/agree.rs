@@ -40,8 +40,8 @@ pub struct AgreeArgs {
     /// Seeds per side: 0..K.
     #[arg(long, default_value_t = 10, value_name = "K")]
     seeds: u32,
-    /// Episodes per run instead of each experiment's own.
-    #[arg(long, value_name = "N")]
+    /// Episodes per run instead of each experiment's own (at least 1).
+    #[arg(long, value_name = "N", value_parser = bsuite_baselines::sweep::positive)]
     num_episodes: Option<usize>,
     /// Differences below this do not matter: in score units for scores, and as a fraction
     /// of the span of logged episode returns for mean returns.

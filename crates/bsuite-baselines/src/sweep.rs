@@ -39,8 +39,8 @@ pub struct SweepArgs {
     /// The agent seed, the same for every id.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 42))]
     pub seed: u32,
-    /// Episodes per id instead of the reference's counts.
-    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
+    /// Episodes per id instead of the reference's counts (at least 1).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N", value_parser = positive))]
     pub num_episodes: Option<usize>,
     /// Run only shard I of N (0-based) of the selected ids, e.g. 0/4, to split a sweep over
     /// machines; the shards' results directories merge by copying.
@@ -68,6 +68,15 @@ pub struct SweepArgs {
     /// other agents ignore it.
     #[cfg_attr(feature = "cli", arg(long, default_value = "cpu"))]
     pub device: String,
+}
+
+/// A count of at least 1, for the command line.
+pub fn positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 impl SweepArgs {
@@ -295,6 +304,13 @@ mod tests {
         assert_eq!(select_ids(&[]).unwrap().len(), 468);
         let err = select_ids(&["nope".into()]).unwrap_err().to_string();
         assert!(err.contains("'nope' is not a bsuite_id"), "{err}");
+    }
+
+    #[test]
+    fn episode_counts_must_be_positive() {
+        assert_eq!(positive("3"), Ok(3));
+        assert_eq!(positive("0"), Err("must be at least 1".into()));
+        assert!(positive("-1").is_err());
     }
 
     #[test]

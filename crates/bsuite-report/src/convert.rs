@@ -42,12 +42,13 @@ impl Converter {
     /// A one-page PDF of the SVG, the page the size of the SVG in points.
     pub fn to_pdf(&self, svg: &str) -> Result<Vec<u8>, Error> {
         let tree = self.parse(svg)?;
-        svg2pdf::to_pdf(
+        let pdf = svg2pdf::to_pdf(
             &tree,
             svg2pdf::ConversionOptions::default(),
             svg2pdf::PageOptions::default(),
         )
-        .map_err(|err| Error::Pdf(err.to_string()))
+        .map_err(|err| Error::Pdf(err.to_string()))?;
+        Ok(sorted_resources(pdf))
     }
 
     /// The SVG with text turned into outlines and element ids prefixed with `id_prefix`, so it
@@ -66,6 +67,64 @@ impl Converter {
     }
 }
 
+/// `pdf` with the entries of its resource dictionaries (lines `/Name N 0 R`, one per
+/// line, outside streams) in sorted order. svg2pdf writes them in the order of a hash map,
+/// which differs from run to run; sorting lines in place keeps every byte offset, so the
+/// cross-reference table stays valid and the same figure gives the same bytes.
+fn sorted_resources(mut pdf: Vec<u8>) -> Vec<u8> {
+    fn is_reference(line: &[u8]) -> bool {
+        let text = String::from_utf8_lossy(line);
+        let mut words = text.split_whitespace();
+        matches!(
+            (words.next(), words.next(), words.next(), words.next(), words.next()),
+            (Some(name), Some(number), Some("0"), Some("R"), None)
+                if name.starts_with('/') && number.bytes().all(|b| b.is_ascii_digit())
+        )
+    }
+    let mut at = 0;
+    while at < pdf.len() {
+        let line_end = pdf[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(pdf.len(), |i| at + i + 1);
+        let line = &pdf[at..line_end];
+        if line.ends_with(b"stream\n") && !line.ends_with(b"endstream\n") {
+            // Skip the stream's binary body.
+            at = find(&pdf, b"\nendstream", line_end).map_or(pdf.len(), |i| i + 1);
+            continue;
+        }
+        if line.ends_with(b"<<\n") {
+            let mut end = line_end;
+            let mut lines: Vec<Vec<u8>> = Vec::new();
+            while end < pdf.len() {
+                let next = pdf[end..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(pdf.len(), |i| end + i + 1);
+                let entry = &pdf[end..next];
+                if !is_reference(entry) || !entry.ends_with(b"\n") {
+                    break;
+                }
+                lines.push(entry.to_vec());
+                end = next;
+            }
+            if lines.len() > 1 && pdf[end..].trim_ascii_start().starts_with(b">>") {
+                lines.sort();
+                pdf[line_end..end].copy_from_slice(&lines.concat());
+            }
+        }
+        at = line_end;
+    }
+    pdf
+}
+
+fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    haystack[from..]
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|i| from + i)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +138,26 @@ mod tests {
         let text = String::from_utf8_lossy(&pdf);
         assert!(text.contains("DejaVu"), "font not embedded");
         assert!(text.contains("/MediaBox [0 0 120 40]"));
+    }
+
+    /// svg2pdf lists resources in hash-map order; every conversion must still give the
+    /// same bytes (a figure with many opacities has many resources to order).
+    #[test]
+    fn the_same_figure_gives_the_same_pdf() {
+        let shapes: String = (1..30)
+            .map(|i| {
+                format!(r#"<rect x="{i}" y="1" width="3" height="3" fill-opacity="0.{i:02}"/>"#)
+            })
+            .collect();
+        let svg = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="10">{shapes}</svg>"#
+        );
+        let converter = Converter::new();
+        let first = converter.to_pdf(&svg).unwrap();
+        assert!(String::from_utf8_lossy(&first).contains("/ExtGState <<"));
+        for _ in 0..5 {
+            assert_eq!(converter.to_pdf(&svg).unwrap(), first);
+        }
     }
 
     #[test]
