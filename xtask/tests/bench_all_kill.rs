@@ -93,8 +93,11 @@ fn check_only_complete_files(dir: &Path) -> usize {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if !name.ends_with(".csv") {
+            // Besides results: files being written, the run's manifest and its lock.
             assert!(
-                name.starts_with('.') && name.ends_with(".csv.tmp"),
+                (name.starts_with('.') && name.ends_with(".csv.tmp"))
+                    || name == "bsuite_run.json"
+                    || name.starts_with(".bsuite-lock"),
                 "{name}"
             );
             continue;
@@ -218,15 +221,32 @@ fn bad_input_is_explained() {
     assert!(run(&["random", "--ids", "catch/99"]).contains("index 99 is out of range"));
     assert!(run(&["random", "--shard", "3/3"]).contains("bad shard '3/3'"));
 
-    // A file that is not a bsuite results file is never replaced without --overwrite.
+    // A file under a results name that is not a bsuite results file is never lost: it is
+    // kept as `.corrupt`, said so, and the id run.
     fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bsuite_id_-_catch-0.csv");
     fs::write(&path, "my notes\n").unwrap();
-    let err = run(&["random", "--ids", "catch/0", "--num-episodes", "3"]);
+    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("XTASK_NO_REEXEC", "1")
+        .args([
+            "bench-all",
+            "random",
+            "--plain",
+            "--ids",
+            "catch/0",
+            "--num-episodes",
+            "3",
+        ])
+        .arg("--results")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout);
     assert!(
-        err.contains("catch/0") && err.contains("--overwrite"),
-        "{err}"
+        output.status.success() && said.contains("damaged"),
+        "{said}"
     );
-    assert_eq!(fs::read_to_string(&path).unwrap(), "my notes\n");
+    let kept = dir.join("bsuite_id_-_catch-0.csv.corrupt");
+    assert_eq!(fs::read_to_string(kept).unwrap(), "my notes\n");
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -52,7 +52,7 @@ fn resuming_as_another_run_is_refused_until_overwrite() {
         (vec!["--seed", "2"], "seed 2, not 1"),
         (
             vec!["--seed", "1", "--num-episodes", "5"],
-            "5 per id, not all",
+            "5 per id, not all episodes",
         ),
     ] {
         let refused = bench_all(&dir, &extra);

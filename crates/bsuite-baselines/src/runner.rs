@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use bsuite_envs::{BsuiteId, Environment};
 use bsuite_logging::csv_logging::{file_name, CsvLogger};
 use bsuite_logging::manifest::RunManifest;
+use bsuite_logging::results::{read_run, ReadError};
 use bsuite_logging::Logging;
 
 use crate::experiment::{run_lockstep, run_with, ReplicaEnd};
@@ -101,8 +102,8 @@ pub enum Outcome {
         steps: u64,
         /// Wall time of the id.
         elapsed: Duration,
-        /// True when a partial file from an earlier run was replaced.
-        replaced_partial: bool,
+        /// What the run replaced, if an earlier file was there.
+        replaced: Option<Replaced>,
     },
     /// The results file already had the episodes; nothing was run.
     Skipped {
@@ -111,6 +112,20 @@ pub enum Outcome {
     },
     /// The id failed; the message says why.
     Failed(String),
+}
+
+/// An earlier results file that a run replaced.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Replaced {
+    /// A well-formed file with fewer episodes (an interrupted run).
+    Partial,
+    /// A file the strict reader rejects; it was kept under another name.
+    Damaged {
+        /// Where the damaged file now is (`<file>.corrupt`, or `.corrupt.N`).
+        kept_as: PathBuf,
+        /// What is wrong with it, by line.
+        problem: String,
+    },
 }
 
 /// One id's outcome.
@@ -129,20 +144,24 @@ impl std::fmt::Display for IdReport {
                 episodes,
                 steps,
                 elapsed,
-                replaced_partial,
+                replaced,
             } => {
                 let secs = elapsed.as_secs_f64();
                 write!(
                     f,
-                    "{}: {episodes} episodes, {steps} steps in {secs:.2} s ({:.0} steps/s){}",
+                    "{}: {episodes} episodes, {steps} steps in {secs:.2} s ({:.0} steps/s)",
                     self.id,
                     *steps as f64 / secs.max(1e-9),
-                    if *replaced_partial {
-                        ", replacing a partial file"
-                    } else {
-                        ""
-                    }
-                )
+                )?;
+                match replaced {
+                    None => Ok(()),
+                    Some(Replaced::Partial) => write!(f, ", replacing a partial file"),
+                    Some(Replaced::Damaged { kept_as, problem }) => write!(
+                        f,
+                        ", rerun from the start: its file was damaged ({problem}) and is kept as {}",
+                        kept_as.display()
+                    ),
+                }
             }
             Outcome::Skipped { episodes } => {
                 write!(
@@ -304,16 +323,16 @@ enum Plan {
     Run(RunPlan),
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct RunPlan {
     num_episodes: usize,
     /// An existing file is replaced.
     overwrite: bool,
-    replaced_partial: bool,
+    replaced: Option<Replaced>,
 }
 
 /// An id waiting to run, at `position` in the caller's list.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Pending {
     position: usize,
     id: BsuiteId,
@@ -325,22 +344,60 @@ fn plan(id: BsuiteId, options: &RunnerOptions) -> Result<Plan, String> {
     let mut run = RunPlan {
         num_episodes,
         overwrite: options.overwrite,
-        replaced_partial: false,
+        replaced: None,
     };
-    if !options.overwrite {
-        let path = options.results_dir.join(file_name(&id));
-        match logged_episodes(&path).map_err(|e| format!("{e}; pass --overwrite to replace it"))? {
-            Some(done) if done >= num_episodes as u64 => {
-                return Ok(Plan::Skip(Outcome::Skipped { episodes: done }));
-            }
-            Some(_) => {
-                run.overwrite = true;
-                run.replaced_partial = true;
-            }
-            None => {}
+    if options.overwrite {
+        return Ok(Plan::Run(run));
+    }
+    // The file is checked whole with the reader `score` uses, not trusted for its last
+    // row: a damaged file is set aside (never deleted) and the id rerun from its start.
+    let path = options.results_dir.join(file_name(&id));
+    match read_run(&path) {
+        Ok(table) if table.last_episode() >= num_episodes as u64 => {
+            return Ok(Plan::Skip(Outcome::Skipped {
+                episodes: table.last_episode(),
+            }));
+        }
+        Ok(_) => run.replaced = Some(Replaced::Partial),
+        Err(ReadError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => {}
+        Err(ReadError::Io { path, error }) => {
+            return Err(format!("reading {}: {error}", path.display()))
+        }
+        Err(damaged) => {
+            let kept_as = set_aside(&path)?;
+            run.replaced = Some(Replaced::Damaged {
+                kept_as,
+                problem: damaged.to_string(),
+            });
         }
     }
+    if run.replaced.is_some() {
+        run.overwrite = true;
+    }
     Ok(Plan::Run(run))
+}
+
+/// Renames a damaged results file to `<name>.corrupt` (or `.corrupt.N`, the first free),
+/// where no reader looks for results.
+fn set_aside(path: &Path) -> Result<PathBuf, String> {
+    let name = path
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_string_lossy().into_owned());
+    let kept_as = (0..)
+        .map(|n| match n {
+            0 => path.with_file_name(format!("{name}.corrupt")),
+            n => path.with_file_name(format!("{name}.corrupt.{n}")),
+        })
+        .find(|candidate| !candidate.exists())
+        .expect("a free name");
+    fs::rename(path, &kept_as).map_err(|e| {
+        format!(
+            "setting the damaged {} aside as {}: {e}",
+            path.display(),
+            kept_as.display()
+        )
+    })?;
+    Ok(kept_as)
 }
 
 /// Ids that run together on one worker: as replicas of one lockstep batch (`lockstep`),
@@ -394,7 +451,7 @@ fn make_batches(
             let cost = chunk.iter().map(|k| k.1).fold(0.0, f64::max) * chunk.len() as f64;
             let batch = Batch {
                 lockstep: Some(batching),
-                members: chunk.iter().map(|k| k.2).collect(),
+                members: chunk.iter().map(|k| k.2.clone()).collect(),
             };
             batches.push((cost, batch));
         }
@@ -492,7 +549,7 @@ fn run_batch(
     let mut members = Vec::with_capacity(batch.members.len());
     for p in &batch.members {
         match open(p, options) {
-            Ok((env, setup)) => members.push((*p, env, setup)),
+            Ok((env, setup)) => members.push((p.clone(), env, setup)),
             Err(message) => fail(p, message),
         }
     }
@@ -502,7 +559,7 @@ fn run_batch(
     progress
         .ids_running
         .fetch_add(members.len(), Ordering::Relaxed);
-    let pendings: Vec<Pending> = members.iter().map(|m| m.0).collect();
+    let pendings: Vec<Pending> = members.iter().map(|m| m.0.clone()).collect();
     let finished = Mutex::new(vec![false; members.len()]);
     let ran = |i: usize, mut env: LoggedEnv, end: ReplicaEnd| {
         finished.lock().unwrap_or_else(|e| e.into_inner())[i] = true;
@@ -517,7 +574,7 @@ fn run_batch(
                 episodes: end.episodes,
                 steps: end.steps,
                 elapsed: start.elapsed(),
-                replaced_partial: p.run.replaced_partial,
+                replaced: p.run.replaced.clone(),
             },
             Err(message) => Outcome::Failed(message),
         };
@@ -594,50 +651,6 @@ fn open(p: &Pending, options: &RunnerOptions) -> Result<(LoggedEnv, AgentSetup),
     ))
 }
 
-/// The last logged episode of a bsuite results file: `None` if there is no file, `Some(0)`
-/// for an empty file or one with only a header. A file that is not a bsuite CSV (no
-/// `episode` column, or a last row whose episode is not a number) is an error.
-///
-/// ```
-/// let dir = std::env::temp_dir().join(format!("bsuite-logged-{}", std::process::id()));
-/// std::fs::create_dir_all(&dir).unwrap();
-/// let path = dir.join("bsuite_id_-_catch-0.csv");
-/// assert_eq!(bsuite_baselines::runner::logged_episodes(&path).unwrap(), None);
-/// std::fs::write(&path, "steps,episode,total_return\n9,1,1.0\n18,2,0.0\n").unwrap();
-/// assert_eq!(bsuite_baselines::runner::logged_episodes(&path).unwrap(), Some(2));
-/// # std::fs::remove_dir_all(&dir).unwrap();
-/// ```
-pub fn logged_episodes(path: &Path) -> Result<Option<u64>, String> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("reading {}: {e}", path.display())),
-    };
-    let mut lines = text.lines().filter(|line| !line.is_empty());
-    let Some(header) = lines.next() else {
-        return Ok(Some(0));
-    };
-    let not_bsuite = |why: &str| format!("{} is not a bsuite results file: {why}", path.display());
-    let column = header
-        .split(',')
-        .position(|name| name == "episode")
-        .ok_or_else(|| not_bsuite("its header has no 'episode' column"))?;
-    let Some(last) = lines.next_back() else {
-        return Ok(Some(0));
-    };
-    let cell = last
-        .split(',')
-        .nth(column)
-        .ok_or_else(|| not_bsuite("its last row is short"))?;
-    match cell.parse::<u64>() {
-        Ok(episode) => Ok(Some(episode)),
-        Err(_) => match cell.parse::<f64>() {
-            Ok(x) if x >= 0.0 && x.fract() == 0.0 => Ok(Some(x as u64)),
-            _ => Err(not_bsuite(&format!("last episode '{cell}' is not a count"))),
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -657,23 +670,60 @@ mod tests {
         }
     }
 
+    /// A results file is trusted only when the strict reader accepts it whole: a damaged
+    /// one is set aside (never deleted, never overwritten) and its id rerun from the
+    /// start; a well-formed short one is rerun; a complete one is skipped.
     #[test]
-    fn logged_episodes_reads_the_last_row() {
-        let dir = std::env::temp_dir().join(format!("bsuite-runner-test-{}", std::process::id()));
+    fn damaged_files_are_set_aside_and_rerun() {
+        let dir = std::env::temp_dir().join(format!("bsuite-runner-plan-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("x.csv");
-        for (text, expect) in [
-            ("", Ok(Some(0))),
-            ("steps,episode\n", Ok(Some(0))),
-            ("steps,episode\n1,1\n2,2.0\n", Ok(Some(2))),
-        ] {
-            fs::write(&path, text).unwrap();
-            assert_eq!(logged_episodes(&path), expect, "{text:?}");
-        }
-        for text in ["a,b\n1,2\n", "steps,episode\n1,x\n", "steps,episode\n1\n"] {
-            fs::write(&path, text).unwrap();
-            let err = logged_episodes(&path).unwrap_err();
-            assert!(err.contains("x.csv is not a bsuite results file"), "{err}");
+        let options = RunnerOptions {
+            results_dir: dir.clone(),
+            num_episodes: Some(2),
+            ..RunnerOptions::default()
+        };
+        let id: BsuiteId = "bandit/0".parse().unwrap();
+        let path = dir.join(file_name(&id));
+        let header = "steps,episode,total_return,episode_len,episode_return,total_regret\n";
+        let complete = format!("{header}1,1,1.0,1,1.0,0.0\n2,2,2.0,1,1.0,0.0\n");
+        fs::write(&path, &complete).unwrap();
+        assert!(matches!(plan(id, &options), Ok(Plan::Skip(_))));
+        fs::write(&path, format!("{header}1,1,1.0,1,1.0,0.0\n")).unwrap();
+        assert!(matches!(
+            plan(id, &options),
+            Ok(Plan::Run(RunPlan {
+                replaced: Some(Replaced::Partial),
+                overwrite: true,
+                ..
+            }))
+        ));
+        for (n, damaged) in [
+            format!("{header}1,1,1.0,1,1.0,0.0\n2,2,nan,1,1.0,0.0\n"),
+            format!("{header}1,1,1.0,1,1.0,0.0\n2,2,2.0,1\n"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            fs::write(&path, &damaged).unwrap();
+            let Ok(Plan::Run(run)) = plan(id, &options) else {
+                panic!("a damaged file is rerun");
+            };
+            let Some(Replaced::Damaged { kept_as, problem }) = run.replaced else {
+                panic!("a damaged file is reported");
+            };
+            let suffix = if n == 0 {
+                String::new()
+            } else {
+                format!(".{n}")
+            };
+            assert_eq!(
+                kept_as,
+                path.with_file_name(format!("{}.corrupt{suffix}", file_name(&id)))
+            );
+            assert_eq!(fs::read_to_string(&kept_as).unwrap(), damaged);
+            assert!(problem.contains(".csv:3:"), "{problem}");
+            assert!(!path.exists() && run.overwrite);
         }
         fs::remove_dir_all(&dir).unwrap();
     }

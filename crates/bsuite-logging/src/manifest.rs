@@ -107,8 +107,11 @@ impl RunManifest {
             out.push(format!("seed {}, not {}", self.seed, other.seed));
         }
         if self.num_episodes != other.num_episodes {
-            let theirs = other.num_episodes.map_or("all".into(), |n| n.to_string());
-            out.push(format!("{}, not {theirs}", episodes(self.num_episodes)));
+            out.push(format!(
+                "{}, not {}",
+                episodes(self.num_episodes),
+                episodes(other.num_episodes)
+            ));
         }
         out
     }

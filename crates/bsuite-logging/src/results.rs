@@ -296,6 +296,12 @@ pub enum Problem {
         /// This row's episode.
         current: u64,
     },
+    /// The last line has no line end: the file was cut off while being written or copied.
+    #[error("the last line is cut off (no line end)")]
+    TruncatedLastLine,
+    /// Two rows for one episode: a row written twice, or rows of more than one run.
+    #[error("episode {0} has a second row; rows of more than one run in one file?")]
+    EpisodeRepeats(u64),
     /// A cumulative counter other than `episode` goes down (`steps`, `total_regret`,
     /// `total_bad_episodes` or `total_perfect`): the file is corrupt.
     #[error("cumulative column '{column}' goes back from {previous} to {current}")]
@@ -561,6 +567,11 @@ pub fn parse_run(id: BsuiteId, path: &Path, bytes: &[u8]) -> Result<RunTable, Re
         line,
         problem,
     };
+    let tail = bytes.rsplit(|&b| b == b'\n').next().unwrap_or_default();
+    if !tail.trim_ascii().is_empty() {
+        let line = bytes.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        return Err(malformed(line, Problem::TruncatedLastLine));
+    }
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -672,6 +683,9 @@ pub fn parse_run(id: BsuiteId, path: &Path, bytes: &[u8]) -> Result<RunTable, Re
                     current: ep,
                 },
             ));
+        }
+        if num_rows > 0 && ep == previous_episode {
+            return Err(malformed(line, Problem::EpisodeRepeats(ep)));
         }
         previous_episode = ep;
         if num_rows > 0 {
@@ -836,6 +850,14 @@ mod tests {
                     current: 1
                 }
             )
+        );
+        assert_eq!(
+            problem(&format!("{HEADER}9,1,0,9,0,0\n9,1,0,9,0,0\n")),
+            (3, Problem::EpisodeRepeats(1))
+        );
+        assert_eq!(
+            problem(&format!("{HEADER}9,1,0,9,0,0\n18,2,0,9,0,0.")),
+            (3, Problem::TruncatedLastLine)
         );
         assert!(matches!(
             problem(&format!("{HEADER}9,1.5,0,9,0,0\n")),
