@@ -16,7 +16,7 @@ pub struct ReportArgs {
     /// Default: every agent directory under `results/` (where `bench-all` writes).
     #[arg(long = "results", value_name = "DIR[=NAME]")]
     pub results: Vec<String>,
-    /// The report directory; only the report's own files in it are replaced.
+    /// The report directory; only files an earlier report wrote in it are replaced.
     #[arg(long, value_name = "DIR", default_value = "report")]
     pub out: PathBuf,
     /// Title of the paper the appendix goes into.
@@ -25,6 +25,10 @@ pub struct ReportArgs {
     /// Link to the full online report, shown in the appendix.
     #[arg(long, value_name = "URL")]
     pub link: Option<String>,
+    /// Replace files in the report directory that no earlier report wrote (by default a
+    /// report writes only into an empty directory or one an earlier report wrote).
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 /// Options of `cargo xtask report-check`.
@@ -169,6 +173,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     let options = bsuite_report::Options {
         title: args.title.clone(),
         link: args.link.clone(),
+        overwrite: args.overwrite,
     };
     let written = bsuite_report::write(&agents, &dirs, &args.out, &options)?;
     for (agent, lines) in &written.incomplete {
@@ -297,6 +302,7 @@ mod tests {
             out: std::env::temp_dir().join("bsuite-xtask-report-never-written"),
             title: "t".into(),
             link: None,
+            overwrite: false,
         };
         let err = run(&args).unwrap_err().to_string();
         assert!(err.contains("both give the agent name 'a'"), "{err}");

@@ -43,12 +43,28 @@ pub enum Error {
     #[error("the output path {} exists and is not a directory", .0.display())]
     OutputNotADirectory(PathBuf),
     /// Reading or writing a file failed.
-    #[error("{}: {source}", .path.display())]
+    #[error("{operation} {}: {error}", .path.display())]
     Io {
+        /// What was being done: "writing", "creating the directory", ...
+        operation: &'static str,
         /// The file or directory.
         path: PathBuf,
         /// What failed.
-        source: std::io::Error,
+        error: std::io::Error,
+    },
+    /// The report directory holds files this report would replace that no earlier report
+    /// wrote (a directory a report did not create, or files put there since).
+    #[error(
+        "the report directory {} holds files that no report wrote: {}; pass --overwrite to \
+         replace them, or another --out",
+        .dir.display(),
+        .files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    ForeignFiles {
+        /// The report directory.
+        dir: PathBuf,
+        /// The files, relative to it (at most a few are listed).
+        files: Vec<PathBuf>,
     },
     /// plotters failed to draw.
     #[error("drawing a figure failed: {0}")]

@@ -25,6 +25,8 @@ pub struct Options {
     pub title: String,
     /// Link to the full online report, shown in the appendix; `None` leaves a placeholder.
     pub link: Option<String>,
+    /// Replace files in the report directory that no earlier report wrote.
+    pub overwrite: bool,
 }
 
 impl Default for Options {
@@ -32,6 +34,7 @@ impl Default for Options {
         Self {
             title: latex::DEFAULT_TITLE.to_string(),
             link: None,
+            overwrite: false,
         }
     }
 }
@@ -102,6 +105,8 @@ pub fn write(
             return Err(Error::DuplicateAgent(agent.name.clone()));
         }
     }
+    // The directory first: a report that cannot be written fails before drawing.
+    let mut out = Output::open(out_dir, options.overwrite)?;
     let summaries: Vec<Summary> = compare(agents);
     let coverage: Vec<Coverage> = summaries.iter().map(Coverage::of).collect();
 
@@ -173,11 +178,11 @@ pub fn write(
         })
         .collect::<Result<_, Error>>()?;
 
-    let mut out = Output::open(out_dir)?;
     let mut figure_files: Vec<FigureFile> = Vec::new();
+    let mut contents: Vec<(String, Vec<u8>)> = Vec::new();
     for (file, pdf, svg) in converted {
-        out.write(&format!("{}.svg", file.stem), svg.as_bytes())?;
-        out.write(&format!("{}.pdf", file.stem), &pdf)?;
+        contents.push((format!("{}.svg", file.stem), svg.into_bytes()));
+        contents.push((format!("{}.pdf", file.stem), pdf));
         figure_files.push(file);
     }
     let figure_count = figure_files.len();
@@ -229,9 +234,13 @@ pub fn write(
         experiments: experiments_with_data,
     };
     for (name, text) in latex::files(&model) {
-        out.write(name, text.as_bytes())?;
+        contents.push((name.to_string(), text.into_bytes()));
     }
-    out.write(html::INDEX, html::page(&model).as_bytes())?;
+    contents.push((html::INDEX.to_string(), html::page(&model).into_bytes()));
+    out.check_foreign(contents.iter().map(|(name, _)| name.as_str()))?;
+    for (name, bytes) in &contents {
+        out.write(name, bytes)?;
+    }
     let removed = out.finish()?;
     Ok(Written {
         out_dir: out_dir.to_path_buf(),
@@ -247,23 +256,27 @@ pub fn write(
     })
 }
 
-/// The report directory: writes files atomically and tracks them in the manifest.
+/// The report directory: writes files atomically and tracks them in the manifest. It
+/// replaces only files an earlier report listed, unless told to overwrite.
 struct Output {
     dir: PathBuf,
+    overwrite: bool,
     written: Vec<String>,
     previous: Vec<String>,
 }
 
 impl Output {
-    fn open(dir: &Path) -> Result<Output, Error> {
+    fn open(dir: &Path, overwrite: bool) -> Result<Output, Error> {
         if dir.exists() && !dir.is_dir() {
             return Err(Error::OutputNotADirectory(dir.to_path_buf()));
         }
-        fs::create_dir_all(dir).map_err(|source| Error::Io {
+        let io = |operation, error| Error::Io {
+            operation,
             path: dir.to_path_buf(),
-            source,
-        })?;
-        let previous = match fs::read_to_string(dir.join(MANIFEST)) {
+            error,
+        };
+        fs::create_dir_all(dir).map_err(|e| io("creating the directory", e))?;
+        let previous: Vec<String> = match fs::read_to_string(dir.join(MANIFEST)) {
             Ok(text) => text
                 .lines()
                 .filter(|l| is_safe_relative(l))
@@ -271,31 +284,74 @@ impl Output {
                 .collect(),
             Err(_) => Vec::new(),
         };
+        if previous.is_empty() && !overwrite {
+            // A directory no report wrote: only an empty one is taken.
+            let mut foreign: Vec<PathBuf> = fs::read_dir(dir)
+                .map_err(|e| io("listing", e))?
+                .filter_map(|e| e.ok().map(|e| PathBuf::from(e.file_name())))
+                .collect();
+            if !foreign.is_empty() {
+                foreign.sort();
+                foreign.truncate(5);
+                return Err(Error::ForeignFiles {
+                    dir: dir.to_path_buf(),
+                    files: foreign,
+                });
+            }
+        }
         Ok(Output {
             dir: dir.to_path_buf(),
+            overwrite,
             written: Vec::new(),
             previous,
+        })
+    }
+
+    /// Refuses, before anything is written, to replace files of `relatives` that exist
+    /// and no earlier report wrote.
+    fn check_foreign<'a>(&self, relatives: impl Iterator<Item = &'a str>) -> Result<(), Error> {
+        if self.overwrite {
+            return Ok(());
+        }
+        let mut foreign: Vec<PathBuf> = relatives
+            .filter(|r| !self.previous.iter().any(|p| p == r) && self.dir.join(r).exists())
+            .map(PathBuf::from)
+            .collect();
+        if foreign.is_empty() {
+            return Ok(());
+        }
+        foreign.truncate(5);
+        Err(Error::ForeignFiles {
+            dir: self.dir.clone(),
+            files: foreign,
         })
     }
 
     fn write(&mut self, relative: &str, bytes: &[u8]) -> Result<(), Error> {
         debug_assert!(is_safe_relative(relative));
         let path = self.dir.join(relative);
-        let io = |source| Error::Io {
-            path: path.clone(),
-            source,
+        let io = |operation, path: &Path, error| Error::Io {
+            operation,
+            path: path.to_path_buf(),
+            error,
         };
         if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(io)?;
+            fs::create_dir_all(parent).map_err(|e| io("creating the directory", parent, e))?;
         }
         let temporary = path.with_extension(format!(
             "{}.tmp",
             path.extension().and_then(|e| e.to_str()).unwrap_or("")
         ));
-        let mut file = fs::File::create(&temporary).map_err(io)?;
-        file.write_all(bytes).map_err(io)?;
-        drop(file);
-        fs::rename(&temporary, &path).map_err(io)?;
+        let written = fs::File::create(&temporary)
+            .and_then(|mut file| file.write_all(bytes))
+            .map_err(|e| io("writing", &temporary, e))
+            .and_then(|()| {
+                fs::rename(&temporary, &path).map_err(|e| io("renaming into", &path, e))
+            });
+        if written.is_err() {
+            let _ = fs::remove_file(&temporary);
+        }
+        written?;
         self.written.push(relative.to_string());
         Ok(())
     }

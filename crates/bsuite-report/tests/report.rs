@@ -150,8 +150,27 @@ fn rewriting_replaces_only_the_reports_own_files() {
         fs::copy(fixtures().join(name), results.join(name)).unwrap();
     }
     let out = scratch("rewrite");
-    fs::write(out.join("notes.txt"), "mine").unwrap();
+    // A directory no report wrote is taken only when empty, or with overwrite.
+    fs::write(out.join("index.html"), "my page").unwrap();
     let both = Agent::load("agent", &results).unwrap();
+    let refused = bsuite_report::write(
+        std::slice::from_ref(&both),
+        std::slice::from_ref(&results),
+        &out,
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains("index.html") && refused.contains("--overwrite"),
+        "{refused}"
+    );
+    assert_eq!(
+        fs::read_to_string(out.join("index.html")).unwrap(),
+        "my page"
+    );
+    assert_eq!(fs::read_dir(&out).unwrap().count(), 1, "nothing written");
+    fs::remove_file(out.join("index.html")).unwrap();
     let first = bsuite_report::write(
         &[both],
         std::slice::from_ref(&results),
@@ -159,6 +178,8 @@ fn rewriting_replaces_only_the_reports_own_files() {
         &Options::default(),
     )
     .unwrap();
+    // Files put beside a report are left alone by the next one.
+    fs::write(out.join("notes.txt"), "mine").unwrap();
     assert!(out.join("images/deep_sea").is_dir());
     assert_eq!(first.incomplete.len(), 1);
     assert!(first.incomplete[0].1[0].contains("no results for 21 of 23 experiments"));
@@ -181,6 +202,42 @@ fn rewriting_replaces_only_the_reports_own_files() {
     assert!(out.join("images/bandit").is_dir());
     assert_eq!(fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
     assert!(results.join("bsuite_id_-_bandit-0.csv").is_file());
+
+    // With overwrite, a foreign file at a report's name is replaced.
+    let foreign = scratch("overwrite");
+    fs::write(foreign.join("index.html"), "my page").unwrap();
+    let options = Options {
+        overwrite: true,
+        ..Options::default()
+    };
+    let agent = Agent::load("agent", &results).unwrap();
+    bsuite_report::write(&[agent], std::slice::from_ref(&results), &foreign, &options).unwrap();
+    assert_ne!(
+        fs::read_to_string(foreign.join("index.html")).unwrap(),
+        "my page"
+    );
+}
+
+#[test]
+fn an_unwritable_directory_is_named_once_and_leaves_nothing() {
+    let results = scratch("unwritable-results");
+    fs::copy(
+        fixtures().join("bsuite_id_-_bandit-0.csv"),
+        results.join("bsuite_id_-_bandit-0.csv"),
+    )
+    .unwrap();
+    let agent = Agent::load("agent", &results).unwrap();
+    let out = Path::new("/proc/bsuite-report");
+    let err = bsuite_report::write(&[agent], &[results], out, &Options::default()).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with("creating the directory /proc/bsuite-report: "),
+        "{text}"
+    );
+    assert!(
+        std::error::Error::source(&err).is_none(),
+        "the cause is said once"
+    );
 }
 
 #[test]
