@@ -11,7 +11,7 @@ use clap::Args;
 /// Options of `cargo xtask report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// A results directory (bsuite CSVs of one agent), optionally named: DIR or DIR=NAME.
+    /// A results directory (bsuite CSVs of one agent), optionally named: DIR or NAME=DIR.
     /// Repeat for several agents side by side; the name defaults to the directory's name.
     /// Default: every agent directory under `results/` (where `bench-all` writes).
     #[arg(long = "results", value_name = "DIR[=NAME]")]
@@ -25,6 +25,10 @@ pub struct ReportArgs {
     /// Link to the full online report, shown in the appendix.
     #[arg(long, value_name = "URL")]
     pub link: Option<String>,
+    /// Skip malformed result files (reported on stderr) instead of failing, as `score`
+    /// does.
+    #[arg(long)]
+    pub lenient: bool,
     /// Replace files in the report directory that no earlier report wrote (by default a
     /// report writes only into an empty directory or one an earlier report wrote).
     #[arg(long)]
@@ -39,19 +43,29 @@ pub struct ReportCheckArgs {
     pub dir: PathBuf,
 }
 
-/// Splits `DIR[=NAME]`; the name defaults to the directory's own name.
-fn parse_results(arg: &str) -> Result<(PathBuf, String)> {
-    let (dir, name) = match arg.rsplit_once('=') {
-        Some((dir, name)) if !name.contains('/') => {
-            if name.trim().is_empty() {
-                bail!("--results {arg}: the agent name after '=' is empty");
+/// Reads a results argument: `NAME=DIR`, or `DIR` (named after its last component). The
+/// older `DIR=NAME` form of `report` is accepted with a hint. Shared by `score` and
+/// `report`, so both name agents the same way.
+pub fn parse_results(arg: &str) -> Result<(PathBuf, String)> {
+    let is_dir = |p: &str| !p.is_empty() && Path::new(p).is_dir();
+    let (dir, name) = match arg.split_once('=') {
+        Some((left, right)) if is_dir(right) || !is_dir(left) => {
+            if left.trim().is_empty() {
+                bail!("{arg}: the agent name before '=' is empty (NAME=DIR)");
             }
-            (PathBuf::from(dir), Some(name.to_string()))
+            (PathBuf::from(right), Some(left.to_string()))
         }
-        _ => (PathBuf::from(arg), None),
+        Some((left, right)) => {
+            eprintln!("note: {arg}: reading it as DIR=NAME; write {right}={left} (NAME=DIR)");
+            if right.trim().is_empty() {
+                bail!("{arg}: the agent name is empty (NAME=DIR)");
+            }
+            (PathBuf::from(left), Some(right.to_string()))
+        }
+        None => (PathBuf::from(arg), None),
     };
     if dir.as_os_str().is_empty() {
-        bail!("--results {arg}: the directory is empty");
+        bail!("{arg}: the directory is empty (NAME=DIR)");
     }
     if !dir.exists() {
         bail!("results directory {} does not exist", dir.display());
@@ -68,7 +82,7 @@ fn parse_results(arg: &str) -> Result<(PathBuf, String)> {
             match absolute.file_name().and_then(|n| n.to_str()) {
                 Some(n) => n.to_string(),
                 None => bail!(
-                    "cannot name the agent of {}; give a name with {}=NAME",
+                    "cannot name the agent of {}; give a name with NAME={}",
                     dir.display(),
                     dir.display()
                 ),
@@ -147,7 +161,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         let (dir, name) = parse_results(arg)?;
         if let Some(k) = names.iter().position(|n| *n == name) {
             bail!(
-                "{} and {} both give the agent name '{name}'; name them apart with DIR=NAME",
+                "{} and {} both give the agent name '{name}'; name them apart with NAME=DIR",
                 dirs[k].display(),
                 dir.display()
             );
@@ -165,11 +179,13 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     let agents: Vec<Agent> = dirs
         .iter()
         .zip(&names)
-        .map(|(dir, name)| {
-            Agent::load(name.clone(), dir)
-                .with_context(|| format!("reading the results of agent '{name}'"))
-        })
+        .map(|(dir, name)| crate::score::load_agent(name, dir, args.lenient))
         .collect::<Result<_>>()?;
+    for agent in &agents {
+        for skipped in &agent.skipped {
+            eprintln!("warning: {skipped}");
+        }
+    }
     let options = bsuite_report::Options {
         title: args.title.clone(),
         link: args.link.clone(),
@@ -241,6 +257,9 @@ mod tests {
         let dir = fixtures();
         let (_, name) = parse_results(dir.to_str().unwrap()).unwrap();
         assert_eq!(name, "random_results");
+        let (path, name) = parse_results(&format!("dqn={}", dir.display())).unwrap();
+        assert_eq!((path, name.as_str()), (dir.clone(), "dqn"));
+        // The older DIR=NAME form still reads the same.
         let (path, name) = parse_results(&format!("{}=dqn", dir.display())).unwrap();
         assert_eq!((path, name.as_str()), (dir.clone(), "dqn"));
         let (_, name) = parse_results(&format!("{}/", dir.display())).unwrap();
@@ -272,10 +291,10 @@ mod tests {
     fn missing_directories_and_empty_names_are_errors() {
         let err = parse_results("/no/such/results").unwrap_err().to_string();
         assert!(err.contains("/no/such/results does not exist"), "{err}");
-        let err = parse_results(&format!("{}=", fixtures().display()))
+        let err = parse_results(&format!("={}", fixtures().display()))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("name after '=' is empty"), "{err}");
+        assert!(err.contains("agent name before '=' is empty"), "{err}");
         let file = fixtures().join("bsuite_id_-_bandit-0.csv");
         let err = parse_results(file.to_str().unwrap())
             .unwrap_err()
@@ -296,12 +315,13 @@ mod tests {
         let dir = fixtures();
         let args = ReportArgs {
             results: vec![
-                format!("{}=a", dir.display()),
-                format!("{}=a", dir.display()),
+                format!("a={}", dir.display()),
+                format!("a={}", dir.display()),
             ],
             out: std::env::temp_dir().join("bsuite-xtask-report-never-written"),
             title: "t".into(),
             link: None,
+            lenient: false,
             overwrite: false,
         };
         let err = run(&args).unwrap_err().to_string();

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
 use bsuite_analysis::{summarize, Agent, Score, Summary};
@@ -59,36 +59,26 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
 pub fn load_agents(dirs: &[String], lenient: bool) -> Result<Vec<Agent>> {
     let mut agents: Vec<Agent> = Vec::new();
     for arg in dirs {
-        let (name, dir) = match arg.split_once('=') {
-            Some((name, dir)) if !name.is_empty() && !name.contains('/') => {
-                (name.to_string(), PathBuf::from(dir))
-            }
-            _ => {
-                let dir = PathBuf::from(arg);
-                let name = dir
-                    .canonicalize()
-                    .ok()
-                    .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
-                    .unwrap_or_else(|| arg.clone());
-                (name, dir)
-            }
-        };
+        let (dir, name) = crate::report::parse_results(arg)?;
         if agents.iter().any(|a| a.name == name) {
             bail!("two results directories are both named '{name}'; name them with NAME=DIR");
         }
-        let agent = if lenient {
-            Agent::load_lenient(name, &dir)?
-        } else {
-            Agent::load(name, &dir).map_err(|err| match err {
-                ReadError::Malformed { .. } | ReadError::FileName { .. } => {
-                    anyhow!("{err}\n(pass --lenient to skip malformed result files)")
-                }
-                other => other.into(),
-            })?
-        };
-        agents.push(agent);
+        agents.push(load_agent(&name, &dir, lenient)?);
     }
     Ok(agents)
+}
+
+/// Reads one agent's results directory: strictly, or skipping malformed files.
+pub fn load_agent(name: &str, dir: &Path, lenient: bool) -> Result<Agent> {
+    if lenient {
+        return Ok(Agent::load_lenient(name, dir)?);
+    }
+    Agent::load(name, dir).map_err(|err| match err {
+        ReadError::Malformed { .. } | ReadError::FileName { .. } => {
+            anyhow!("{err}\n(pass --lenient to skip malformed result files)")
+        }
+        other => other.into(),
+    })
 }
 
 fn number(score: Score) -> Value {
@@ -238,6 +228,7 @@ fn table(agents: &[Agent], summaries: &[Summary], with_ids: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn fixtures() -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")

@@ -67,5 +67,27 @@ fn a_users_own_files_survive_a_report() {
         1,
         "the cause once: {stderr}"
     );
+    // A malformed results file stops a report, naming it, unless --lenient (as `score`).
+    fs::write(
+        results.join("bsuite_id_-_catch-0.csv"),
+        "steps,episode\n1,x\n",
+    )
+    .unwrap();
+    fs::remove_file(out.join("index.html")).unwrap();
+    let strict = report(&[]);
+    let stderr = String::from_utf8_lossy(&strict.stderr);
+    assert!(!strict.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("catch-0.csv") && stderr.contains("--lenient"),
+        "{stderr}"
+    );
+    let lenient = report(&["--lenient"]);
+    let stderr = String::from_utf8_lossy(&lenient.stderr);
+    assert!(lenient.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning") && stderr.contains("catch-0.csv"),
+        "{stderr}"
+    );
+
     fs::remove_dir_all(&root).unwrap();
 }

@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use bsuite_envs::{BsuiteId, Environment};
-use bsuite_logging::csv_logging::{file_name, CsvLogger};
+use bsuite_logging::csv_logging::{file_name, temp_path, CsvLogger};
 use bsuite_logging::manifest::RunManifest;
 use bsuite_logging::results::{read_run, ReadError};
 use bsuite_logging::Logging;
@@ -352,6 +352,9 @@ fn plan(id: BsuiteId, options: &RunnerOptions) -> Result<Plan, String> {
     // The file is checked whole with the reader `score` uses, not trusted for its last
     // row: a damaged file is set aside (never deleted) and the id rerun from its start.
     let path = options.results_dir.join(file_name(&id));
+    // A rewrite that a kill or a full disk interrupted left its temporary file; a run of
+    // the id would remove it, a skipped id must too. (Only this run writes this id.)
+    let _ = fs::remove_file(temp_path(&path));
     match read_run(&path) {
         Ok(table) if table.last_episode() >= num_episodes as u64 => {
             return Ok(Plan::Skip(Outcome::Skipped {
@@ -688,7 +691,12 @@ mod tests {
         let header = "steps,episode,total_return,episode_len,episode_return,total_regret\n";
         let complete = format!("{header}1,1,1.0,1,1.0,0.0\n2,2,2.0,1,1.0,0.0\n");
         fs::write(&path, &complete).unwrap();
+        fs::write(temp_path(&path), "a rewrite cut short").unwrap();
         assert!(matches!(plan(id, &options), Ok(Plan::Skip(_))));
+        assert!(
+            !temp_path(&path).exists(),
+            "a stale temporary file is removed"
+        );
         fs::write(&path, format!("{header}1,1,1.0,1,1.0,0.0\n")).unwrap();
         assert!(matches!(
             plan(id, &options),

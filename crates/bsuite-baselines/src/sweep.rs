@@ -65,8 +65,11 @@ pub struct SweepArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub estimate: bool,
     /// Where the LibTorch agents compute: cpu, cuda or cuda:N (cuda needs an NVIDIA GPU);
-    /// other agents ignore it.
-    #[cfg_attr(feature = "cli", arg(long, default_value = "cpu"))]
+    /// other agents ignore it, but it is checked for every agent.
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value = "cpu", value_parser = device_name)
+    )]
     pub device: String,
 }
 
@@ -76,6 +79,16 @@ pub fn positive(text: &str) -> Result<usize, String> {
         Ok(0) => Err("must be at least 1".into()),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A device name as `--device` takes it: `cpu`, `cuda` or `cuda:N`. Whether the device
+/// is there is checked by the agents that use it.
+pub fn device_name(text: &str) -> Result<String, String> {
+    let cuda_index = text.strip_prefix("cuda:").map(str::parse::<usize>);
+    match (text, cuda_index) {
+        ("cpu" | "cuda", _) | (_, Some(Ok(_))) => Ok(text.to_string()),
+        _ => Err("expected cpu, cuda or cuda:N".into()),
     }
 }
 
@@ -304,6 +317,16 @@ mod tests {
         assert_eq!(select_ids(&[]).unwrap().len(), 468);
         let err = select_ids(&["nope".into()]).unwrap_err().to_string();
         assert!(err.contains("'nope' is not a bsuite_id"), "{err}");
+    }
+
+    #[test]
+    fn device_names_are_checked() {
+        for ok in ["cpu", "cuda", "cuda:1"] {
+            assert_eq!(device_name(ok), Ok(ok.to_string()));
+        }
+        for bad in ["gpu", "cuda:", "cuda:x", "CPU"] {
+            assert!(device_name(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -212,7 +212,7 @@ impl CsvLogger {
             move |source| LogError::Io {
                 action,
                 path,
-                source,
+                error: source,
             }
         };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -325,7 +325,7 @@ impl Logger for CsvLogger {
         sync_dir(&self.path).map_err(|source| LogError::Io {
             action: "syncing the directory of",
             path: self.path.clone(),
-            source,
+            error: source,
         })
     }
 }
@@ -383,7 +383,7 @@ fn write_atomically(path: &Path, temp: &Path, contents: &[u8], sync: bool) -> Re
         move |source| LogError::Io {
             action,
             path,
-            source,
+            error: source,
         }
     };
     let mut file = File::create(temp).map_err(io_err("creating", temp))?;

@@ -35,8 +35,8 @@ impl<L: Logger + ?Sized> Logger for Box<L> {
 pub enum LogError {
     /// The results file exists and the caller did not ask to overwrite it.
     #[error(
-        "results file {} already exists; pass --overwrite (CsvLogger::create with \
-         overwrite = true) to replace it, or choose another results directory",
+        "results file {} already exists and is kept; replace it with --overwrite, or \
+         write to another results directory",
         path.display()
     )]
     Exists {
@@ -44,15 +44,14 @@ pub enum LogError {
         path: PathBuf,
     },
     /// A file system operation failed.
-    #[error("{action} {}: {source}", path.display())]
+    #[error("{action} {}: {error}", path.display())]
     Io {
         /// What we were doing, e.g. "writing".
         action: &'static str,
         /// The file or directory concerned.
         path: PathBuf,
-        /// The underlying error.
-        #[source]
-        source: io::Error,
+        /// The underlying error (in the message, so not also a source: said once).
+        error: io::Error,
     },
     /// Writing to the terminal (or another stream) failed.
     #[error("writing a log line: {0}")]
