@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use bsuite_envs::{BsuiteId, IdError};
 
 use crate::factory::AgentEntry;
-use crate::runner::{self, IdReport, Outcome, Progress, RunnerOptions, Shard};
+use crate::runner::{self, IdReport, Outcome, Progress, Replaced, RunnerOptions, Shard};
 
 /// The options of a sweep, as `cargo xtask bench-all` and `bsuite-run` take them.
 #[derive(Clone, Debug)]
@@ -270,7 +270,15 @@ impl Display {
         match &self.bar {
             Some(bar) => {
                 bar.inc(1);
-                if matches!(report.outcome, Outcome::Failed(_)) {
+                // Failures and set-aside files are said even under the bar.
+                let damaged = matches!(
+                    report.outcome,
+                    Outcome::Ran {
+                        replaced: Some(Replaced::Damaged { .. }),
+                        ..
+                    }
+                );
+                if damaged || matches!(report.outcome, Outcome::Failed(_)) {
                     bar.println(report.to_string());
                 }
             }
