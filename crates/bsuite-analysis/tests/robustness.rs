@@ -60,7 +60,7 @@ fn mutated_files_never_panic_and_scores_stay_in_range() {
     let runs = fixture_runs();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut accepted = 0;
-    for round in 0..1500 {
+    for round in 0..2000 {
         let original = &runs[round % runs.len()];
         let mut bytes = std::fs::read(original.path()).unwrap();
         mutate(&mut rng, &mut bytes);
