@@ -87,8 +87,14 @@ fn check_full(ids: &[BsuiteId], dir: &Path) {
         assert_eq!(parse(&ours), parse(&theirs), "{id}: values differ");
         assert_eq!(ours, theirs, "{id}: text differs");
     }
+    // Besides the results: the run's manifest and lock, and no temporary files.
     let files = fs::read_dir(dir).unwrap().count();
-    assert_eq!(files, ids.len(), "one file per id and no temporary files");
+    assert!(dir.join("bsuite_run.json").is_file() && dir.join(".bsuite-lock").is_file());
+    assert_eq!(
+        files,
+        ids.len() + 2,
+        "one file per id and no temporary files"
+    );
 }
 
 #[test]
