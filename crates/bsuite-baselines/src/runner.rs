@@ -224,12 +224,15 @@ impl FromStr for Shard {
 /// then records them in its manifest. Another run's directory is refused unless
 /// `options.overwrite` is set.
 fn claim(dir: &Path, agent: AgentEntry, options: &RunnerOptions) -> Result<(), String> {
-    let ours = RunManifest::new(
-        agent.name,
-        agent.description,
-        options.seed,
-        options.num_episodes,
-    );
+    let ours = RunManifest {
+        git_revision: option_env!("BSUITE_GIT_REVISION").map(str::to_string),
+        ..RunManifest::new(
+            agent.name,
+            agent.description,
+            options.seed,
+            options.num_episodes,
+        )
+    };
     match RunManifest::read(dir) {
         Ok(Some(theirs)) if !options.overwrite => {
             let differences = ours.differences(&theirs);

@@ -33,6 +33,9 @@ pub struct RunManifest {
     pub num_episodes: Option<usize>,
     /// The bsuite-rs version that wrote it.
     pub bsuite_rs: String,
+    /// The git revision of the build that wrote it last, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_revision: Option<String>,
 }
 
 /// A manifest that could not be read or written.
@@ -64,6 +67,7 @@ impl RunManifest {
             seed,
             num_episodes,
             bsuite_rs: env!("CARGO_PKG_VERSION").to_string(),
+            git_revision: None,
         }
     }
 
