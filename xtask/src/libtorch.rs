@@ -32,15 +32,6 @@ const CPU_ONLY_EXTRAS: [&str; 2] = [
     "nvidia-cuda-cupti==13.0.85.*",
 ];
 
-/// The agent names that need LibTorch (the `tch` feature of bsuite-baselines).
-pub const TCH_AGENTS: [&str; 5] = [
-    "dqn",
-    "boot_dqn",
-    "actor_critic",
-    "actor_critic_rnn",
-    "actor_critic_rnn_reset",
-];
-
 /// A LibTorch installation cargo can build tch against.
 #[derive(Clone, Debug)]
 pub struct LibTorch {

@@ -124,7 +124,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Bench { target } => bench::run(target),
         Command::BenchAll(args) => {
-            if libtorch::TCH_AGENTS.contains(&args.agent.as_str()) {
+            if bsuite_baselines::factory::LIBTORCH_AGENTS.contains(&args.agent.as_str()) {
                 libtorch::forward_bench_all(args.device.starts_with("cuda"))?;
                 if !args.no_score && !args.estimate {
                     bench_all::print_scores(&args.results_dir());

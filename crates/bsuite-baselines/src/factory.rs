@@ -46,6 +46,16 @@ pub struct Batching {
     pub default_size: usize,
 }
 
+/// The names of the agents that need LibTorch (the `tch` feature), known to every build
+/// so that tools which do not link LibTorch (`cargo xtask`) can send them to one that does.
+pub const LIBTORCH_AGENTS: [&str; 5] = [
+    "dqn",
+    "boot_dqn",
+    "actor_critic",
+    "actor_critic_rnn",
+    "actor_critic_rnn_reset",
+];
+
 /// The agents this build provides. The LibTorch agents join this list when the crate is
 /// built with their feature.
 pub fn agents() -> Vec<AgentEntry> {

@@ -298,3 +298,14 @@ pub fn entries() -> Vec<AgentEntry> {
         },
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    /// Tools that do not link LibTorch route these names by `LIBTORCH_AGENTS`, so the two
+    /// lists must agree.
+    #[test]
+    fn the_libtorch_agent_names_are_the_entries() {
+        let names: Vec<&str> = super::entries().iter().map(|e| e.name).collect();
+        assert_eq!(names, crate::factory::LIBTORCH_AGENTS);
+    }
+}
