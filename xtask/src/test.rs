@@ -31,17 +31,21 @@ pub fn run(args: TestArgs) -> Result<()> {
     }
     let libtorch = libtorch::provision(false)?;
     eprintln!(
-        "xtask: cargo test -p bsuite-baselines --features tch --release (LibTorch from {}; \
+        "xtask: cargo test -p bsuite-baselines --features tch --release -- --include-ignored \
+         (LibTorch from {}; \
          the first build compiles LibTorch's C++ bindings, about five minutes on two cores)",
         libtorch.source
     );
     let mut tch = libtorch::cargo(&libtorch, false);
+    // Release builds also run the tests too slow for debug ones (`#[ignore]`d there).
     tch.args(["test", "--manifest-path"]).arg(&manifest).args([
         "-p",
         "bsuite-baselines",
         "--features",
         "tch",
         "--release",
+        "--",
+        "--include-ignored",
     ]);
     libtorch::run_status(
         tch,

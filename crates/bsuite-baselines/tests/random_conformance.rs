@@ -159,7 +159,7 @@ fn lockstep_batches_reproduce_the_reference_too() {
 }
 
 #[test]
-#[ignore = "about 30 s in debug builds; run with --release -- --ignored"]
+#[ignore = "about 30 s in debug builds; `cargo xtask test` runs it in release"]
 fn reproduces_every_fixture_in_full() {
     let ids: Vec<BsuiteId> = fixture_ids().into_iter().map(|(id, _)| id).collect();
     let dir = scratch("all");
