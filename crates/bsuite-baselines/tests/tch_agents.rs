@@ -67,6 +67,35 @@ fn train(name: &str, id: &str, episodes: usize, seed: u32) -> Run {
     run
 }
 
+/// The tensor DQN that `--device cuda` runs (LibTorch ops on any device), here on the CPU.
+#[test]
+fn the_tensor_dqn_of_the_gpu_path_learns_catch() {
+    use bsuite_baselines::Agent;
+    let mut env = "catch/0".parse::<BsuiteId>().unwrap().load().unwrap();
+    let mut agent = tch_agents::Dqn::new(
+        &env.observation_spec(),
+        &env.action_spec(),
+        tch_agents::DqnConfig::default(),
+        0,
+        tch_agents::Device::Cpu,
+    );
+    let mut returns = Vec::new();
+    for _ in 0..300 {
+        let mut timestep = env.reset();
+        let mut total = 0.0;
+        while !timestep.last() {
+            let action = agent.select_action(&timestep);
+            let next = env.step(action).unwrap();
+            total += next.reward_or_zero();
+            agent.update(&timestep, action, &next);
+            timestep = next;
+        }
+        returns.push(total);
+    }
+    let late = returns[200..].iter().sum::<f64>() / 100.0;
+    assert!(late > 0.3, "mean return {late} over episodes 201-300");
+}
+
 #[test]
 fn dqn_learns_catch() {
     let run = train("dqn", "catch/0", 300, 0);
