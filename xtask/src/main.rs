@@ -125,7 +125,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Bench { target } => bench::run(target),
         Command::BenchAll(args) => {
             if bsuite_baselines::factory::LIBTORCH_AGENTS.contains(&args.agent.as_str()) {
-                libtorch::forward_bench_all(args.device.starts_with("cuda"))?;
+                libtorch::forward_bench_all(matches!(
+                    args.device,
+                    bsuite_baselines::factory::ComputeDevice::Cuda(_)
+                ))?;
                 if !args.no_score && !args.estimate {
                     bench_all::print_scores(&args.results_dir());
                 }

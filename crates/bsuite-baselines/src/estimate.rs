@@ -210,6 +210,7 @@ pub fn estimate(
                 observation_spec: env.observation_spec(),
                 action_spec: env.action_spec(),
                 seed: options.seed,
+                device: options.device,
             });
             envs.push(env);
         }

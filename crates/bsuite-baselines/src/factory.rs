@@ -5,7 +5,53 @@ use bsuite_envs::{ActionSpec, BsuiteId, ObservationSpec};
 use crate::agent::{Agent, BatchAgent};
 use crate::random::Random;
 
-/// What an agent is built from: the id it will run on, its specs and the agent seed.
+/// Where an agent computes: the CPU, or CUDA device N (LibTorch agents only; others
+/// compute on the CPU whatever it says).
+///
+/// ```
+/// use bsuite_baselines::factory::ComputeDevice;
+///
+/// assert_eq!("cuda".parse(), Ok(ComputeDevice::Cuda(0)));
+/// assert_eq!("cuda:1".parse::<ComputeDevice>().unwrap().to_string(), "cuda:1");
+/// assert!("gpu".parse::<ComputeDevice>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ComputeDevice {
+    /// The CPU.
+    #[default]
+    Cpu,
+    /// CUDA device N.
+    Cuda(usize),
+}
+
+impl std::str::FromStr for ComputeDevice {
+    type Err = String;
+
+    /// `cpu`, `cuda` (device 0) or `cuda:N`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "cpu" => Ok(ComputeDevice::Cpu),
+            "cuda" => Ok(ComputeDevice::Cuda(0)),
+            _ => text
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse().ok())
+                .map(ComputeDevice::Cuda)
+                .ok_or_else(|| format!("unknown device '{text}': expected cpu, cuda or cuda:N")),
+        }
+    }
+}
+
+impl std::fmt::Display for ComputeDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ComputeDevice::Cpu => write!(f, "cpu"),
+            ComputeDevice::Cuda(n) => write!(f, "cuda:{n}"),
+        }
+    }
+}
+
+/// What an agent is built from: the id it will run on, its specs, the agent seed and where
+/// it computes.
 #[derive(Clone, Debug)]
 pub struct AgentSetup {
     /// The bsuite_id the agent will run on.
@@ -16,6 +62,8 @@ pub struct AgentSetup {
     pub action_spec: ActionSpec,
     /// The agent's seed (42 by default, as bsuite's `run.py` passes).
     pub seed: u32,
+    /// Where the agent computes.
+    pub device: ComputeDevice,
 }
 
 /// A named agent constructor.

@@ -28,7 +28,7 @@ use bsuite_logging::results::{read_run, ReadError};
 use bsuite_logging::Logging;
 
 use crate::experiment::{run_lockstep, run_with, ReplicaEnd};
-use crate::factory::{AgentEntry, AgentSetup, Batching};
+use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
 
 /// How to run a set of ids.
 #[derive(Clone, Debug)]
@@ -49,6 +49,8 @@ pub struct RunnerOptions {
     /// The shard of a split sweep this run is, if any: shards of one split may share a
     /// results directory (see [`crate::dir_lock`]).
     pub shard: Option<Shard>,
+    /// Where the agents compute.
+    pub device: ComputeDevice,
 }
 
 impl RunnerOptions {
@@ -74,6 +76,7 @@ impl Default for RunnerOptions {
             num_episodes: None,
             batch_size: 0,
             shard: None,
+            device: ComputeDevice::Cpu,
         }
     }
 }
@@ -517,6 +520,7 @@ fn agent_setup(id: BsuiteId, env: &dyn Environment, options: &RunnerOptions) -> 
         observation_spec: env.observation_spec(),
         action_spec: env.action_spec(),
         seed: options.seed,
+        device: options.device,
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use bsuite_envs::{BsuiteId, IdError};
 
-use crate::factory::AgentEntry;
+use crate::factory::{AgentEntry, ComputeDevice};
 use crate::runner::{self, IdReport, Outcome, Progress, Replaced, RunnerOptions, Shard};
 
 /// The options of a sweep, as `cargo xtask bench-all` and `bsuite-run` take them.
@@ -70,7 +70,7 @@ pub struct SweepArgs {
         feature = "cli",
         arg(long, default_value = "cpu", value_parser = device_name)
     )]
-    pub device: String,
+    pub device: ComputeDevice,
 }
 
 /// A count of at least 1, for the command line.
@@ -82,14 +82,11 @@ pub fn positive(text: &str) -> Result<usize, String> {
     }
 }
 
-/// A device name as `--device` takes it: `cpu`, `cuda` or `cuda:N`. Whether the device
-/// is there is checked by the agents that use it.
-pub fn device_name(text: &str) -> Result<String, String> {
-    let cuda_index = text.strip_prefix("cuda:").map(str::parse::<usize>);
-    match (text, cuda_index) {
-        ("cpu" | "cuda", _) | (_, Some(Ok(_))) => Ok(text.to_string()),
-        _ => Err("expected cpu, cuda or cuda:N".into()),
-    }
+/// A device as `--device` takes it: `cpu`, `cuda` or `cuda:N`. Whether the device is
+/// there is checked by the agents that use it.
+pub fn device_name(text: &str) -> Result<ComputeDevice, String> {
+    text.parse::<ComputeDevice>()
+        .map_err(|_| "expected cpu, cuda or cuda:N".into())
 }
 
 impl SweepArgs {
@@ -110,6 +107,7 @@ impl SweepArgs {
             num_episodes: self.num_episodes,
             batch_size: self.batch_size,
             shard: self.shard,
+            device: self.device,
         }
     }
 
@@ -164,7 +162,7 @@ pub fn run_sweep(name: &str, agent: AgentEntry, args: &SweepArgs) -> Result<Vec<
     }
     let plain = args.plain || !std::io::stderr().is_terminal();
     let mut notes = vec![format!("seed {}", args.seed)];
-    if args.device != "cpu" {
+    if args.device != ComputeDevice::Cpu {
         notes.push(format!("device {}", args.device));
     }
     if let Some(shard) = args.shard {
@@ -329,8 +327,12 @@ mod tests {
 
     #[test]
     fn device_names_are_checked() {
-        for ok in ["cpu", "cuda", "cuda:1"] {
-            assert_eq!(device_name(ok), Ok(ok.to_string()));
+        for (ok, device) in [
+            ("cpu", ComputeDevice::Cpu),
+            ("cuda", ComputeDevice::Cuda(0)),
+            ("cuda:1", ComputeDevice::Cuda(1)),
+        ] {
+            assert_eq!(device_name(ok), Ok(device));
         }
         for bad in ["gpu", "cuda:", "cuda:x", "CPU"] {
             assert!(device_name(bad).is_err(), "{bad}");
@@ -359,7 +361,7 @@ mod tests {
             plain: true,
             no_score: false,
             estimate: false,
-            device: "cpu".into(),
+            device: ComputeDevice::Cpu,
         };
         assert_eq!(args.results_dir(), PathBuf::from("results/random"));
         let ids: Vec<String> = args

@@ -44,6 +44,7 @@ fn train(name: &str, id: &str, episodes: usize, seed: u32) -> Run {
         observation_spec: env.observation_spec(),
         action_spec: env.action_spec(),
         seed,
+        device: factory::ComputeDevice::Cpu,
     };
     let mut agent = (factory::agent(name).unwrap().make)(&setup);
     let mut run = Run {
@@ -179,11 +180,13 @@ fn same_seed_same_csv_other_seed_other_csv() {
 
 #[test]
 fn devices_are_checked() {
-    assert_eq!(tch_agents::parse_device("cpu"), Ok(tch::Device::Cpu));
-    let err = tch_agents::parse_device("tpu").unwrap_err();
-    assert!(err.contains("unknown device 'tpu'"), "{err}");
+    use bsuite_baselines::factory::ComputeDevice;
+    assert_eq!(
+        tch_agents::check_device(ComputeDevice::Cpu),
+        Ok(tch::Device::Cpu)
+    );
     if !tch::Cuda::is_available() {
-        let err = tch_agents::parse_device("cuda").unwrap_err();
+        let err = tch_agents::check_device(ComputeDevice::Cuda(0)).unwrap_err();
         assert!(err.contains("CUDA is not available"), "{err}");
     }
 }

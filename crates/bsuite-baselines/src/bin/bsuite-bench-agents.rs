@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
 use bsuite_baselines::estimate::{cpu_seconds, time_lockstep};
-use bsuite_baselines::factory::{self, AgentSetup};
+use bsuite_baselines::factory::{self, AgentSetup, ComputeDevice};
 use bsuite_baselines::tch_agents::{
     ActorCriticConfig, ActorCriticRnnConfig, BootDqnConfig, DqnConfig,
 };
@@ -58,6 +58,7 @@ fn setup(id: BsuiteId) -> (Box<dyn Environment>, AgentSetup) {
         observation_spec: env.observation_spec(),
         action_spec: env.action_spec(),
         seed: 0,
+        device: ComputeDevice::Cpu,
     };
     (env, setup)
 }

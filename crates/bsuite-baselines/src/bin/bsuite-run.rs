@@ -19,7 +19,7 @@ struct Cli {
 
 fn run(args: SweepArgs) -> Result<(), String> {
     let agent = factory::agent(&args.agent).map_err(|e| e.to_string())?;
-    tch_agents::set_device(tch_agents::parse_device(&args.device)?);
+    tch_agents::check_device(args.device)?;
     sweep::run_sweep("bsuite-run", agent, &args)?;
     Ok(())
 }

@@ -40,8 +40,6 @@ mod replay;
 mod sequence;
 mod sparse_replay;
 
-use std::sync::atomic::{AtomicI64, Ordering};
-
 pub use actor_critic::{ActorCritic, ActorCriticConfig};
 pub use actor_critic_replicas::{ActorCriticReplicas, RecurrentProbe};
 pub use actor_critic_rnn::{ActorCriticRnn, ActorCriticRnnConfig};
@@ -51,62 +49,40 @@ pub use dqn_replicas::{DqnReplicas, ReplicaSpec};
 pub use tch::Device;
 
 use crate::agent::{Agent, BatchAgent, OneByOne};
-use crate::factory::{AgentEntry, AgentSetup, Batching};
+use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
 
-/// The device of agents built through [`entries`]: -1 for the CPU, else a CUDA index.
-static DEVICE: AtomicI64 = AtomicI64::new(-1);
-
-/// Sets the device agents built by name (through [`entries`]) compute on.
-pub fn set_device(device: Device) {
-    let code = match device {
-        Device::Cuda(index) => index as i64,
-        _ => -1,
-    };
-    DEVICE.store(code, Ordering::Relaxed);
-}
-
-/// The device agents built by name compute on (the CPU unless [`set_device`] said
-/// otherwise).
-pub fn device() -> Device {
-    match DEVICE.load(Ordering::Relaxed) {
-        -1 => Device::Cpu,
-        index => Device::Cuda(index as usize),
-    }
-}
-
-/// Parses `cpu`, `cuda` or `cuda:N`, checking that CUDA is there when asked for.
+/// The LibTorch device of `device`, checking that CUDA is there when asked for.
 ///
 /// ```no_run
-/// assert_eq!(bsuite_baselines::tch_agents::parse_device("cpu"), Ok(tch::Device::Cpu));
+/// use bsuite_baselines::factory::ComputeDevice;
+///
+/// assert_eq!(bsuite_baselines::tch_agents::check_device(ComputeDevice::Cpu), Ok(tch::Device::Cpu));
 /// ```
-pub fn parse_device(name: &str) -> Result<Device, String> {
-    let index = match name {
-        "cpu" => return Ok(Device::Cpu),
-        "cuda" => 0,
-        _ => match name
-            .strip_prefix("cuda:")
-            .and_then(|i| i.parse::<usize>().ok())
-        {
-            Some(index) => index,
-            None => {
-                return Err(format!(
-                    "unknown device '{name}': expected cpu, cuda or cuda:N"
-                ))
-            }
-        },
+pub fn check_device(device: ComputeDevice) -> Result<Device, String> {
+    let index = match device {
+        ComputeDevice::Cpu => return Ok(Device::Cpu),
+        ComputeDevice::Cuda(index) => index,
     };
     if !tch::Cuda::is_available() {
         return Err(format!(
-            "--device {name}: CUDA is not available to this build (no NVIDIA GPU or driver, \
+            "--device {device}: CUDA is not available to this build (no NVIDIA GPU or driver, \
              or LibTorch's CUDA libraries are not loaded; `cargo xtask bench-all ... --device \
              cuda` installs LibTorch's CUDA variant on a machine with a GPU); use --device cpu"
         ));
     }
     let count = tch::Cuda::device_count() as usize;
     if index >= count {
-        return Err(format!("--device {name}: only {count} CUDA device(s)"));
+        return Err(format!("--device {device}: only {count} CUDA device(s)"));
     }
     Ok(Device::Cuda(index))
+}
+
+/// The LibTorch device of an agent's setup (checked by [`check_device`] before a run).
+fn torch_device(setup: &AgentSetup) -> Device {
+    match setup.device {
+        ComputeDevice::Cpu => Device::Cpu,
+        ComputeDevice::Cuda(index) => Device::Cuda(index),
+    }
 }
 
 /// One intra-op thread per worker: these networks are far too small to gain from more, and
@@ -131,7 +107,7 @@ fn one<H: Agent + 'static, T: Agent + 'static>(
     host: fn(&[ReplicaSpec]) -> H,
     tensor: fn(&AgentSetup) -> T,
 ) -> Box<dyn Agent> {
-    if device() == Device::Cpu {
+    if setup.device == ComputeDevice::Cpu {
         Box::new(host(&[replica_spec(setup)]))
     } else {
         Box::new(tensor(setup))
@@ -145,7 +121,7 @@ fn batch<H: BatchAgent + 'static, T: Agent + 'static>(
     host: fn(&[ReplicaSpec]) -> H,
     tensor: fn(&AgentSetup) -> T,
 ) -> Box<dyn BatchAgent> {
-    if device() == Device::Cpu {
+    if setups.iter().all(|s| s.device == ComputeDevice::Cpu) {
         let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
         Box::new(host(&specs))
     } else {
@@ -163,7 +139,7 @@ fn tensor_dqn(s: &AgentSetup) -> Dqn {
         &s.action_spec,
         DqnConfig::default(),
         s.seed,
-        device(),
+        torch_device(s),
     )
 }
 
@@ -177,7 +153,7 @@ fn tensor_boot_dqn(s: &AgentSetup) -> BootDqn {
         &s.action_spec,
         BootDqnConfig::default(),
         s.seed,
-        device(),
+        torch_device(s),
     )
 }
 
@@ -191,7 +167,7 @@ fn tensor_actor_critic(s: &AgentSetup) -> ActorCritic {
         &s.action_spec,
         ActorCriticConfig::default(),
         s.seed,
-        device(),
+        torch_device(s),
     )
 }
 
@@ -205,7 +181,7 @@ fn tensor_actor_critic_rnn(s: &AgentSetup) -> ActorCriticRnn {
         &s.action_spec,
         ActorCriticRnnConfig::default(),
         s.seed,
-        device(),
+        torch_device(s),
     )
 }
 
@@ -227,7 +203,7 @@ fn tensor_actor_critic_rnn_reset(s: &AgentSetup) -> ActorCriticRnn {
         &s.action_spec,
         reset_rnn_config(),
         s.seed,
-        device(),
+        torch_device(s),
     )
 }
 
