@@ -341,6 +341,7 @@ pub(crate) struct StatePair {
 }
 
 impl StatePair {
+    /// Scratch for `lstm`'s states.
     pub(crate) fn new(lstm: &Lstm) -> Self {
         let h = lstm.hidden;
         StatePair {
@@ -471,7 +472,7 @@ impl Lstm {
 
     /// `gates[r] = b + x[r]·W_x` for every row: the part of a step's gates that does not
     /// depend on the state, the same bits for a row whichever rows it comes with.
-    pub(crate) fn input_gates(&self, params: &Params, x: &[f32], gates: &mut [f32]) {
+    fn input_gates(&self, params: &Params, x: &[f32], gates: &mut [f32]) {
         let g4 = 4 * self.hidden;
         let bias = &params.values[self.gates.b..self.gates.b + g4];
         for row in gates.chunks_exact_mut(g4) {
@@ -484,7 +485,7 @@ impl Lstm {
     /// [`Lstm::input_gates`] are in `gates` (`[rows, 4H]`): adds `h·W_h`, then writes the
     /// gates' activations `σ(i), tanh(g), σ(f + 1), σ(o)` over them and the next states
     /// into `h_next` and `c_next`. States stepped together share each read of `W_h`.
-    pub(crate) fn recur(
+    fn recur(
         &self,
         values: &[f32],
         h: &[f32],
