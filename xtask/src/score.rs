@@ -129,10 +129,9 @@ fn table(agents: &[Agent], summaries: &[Summary], with_ids: bool) -> String {
             .iter()
             .filter(|e| !e.progress.finished())
             .count();
-        let written_by = agent
-            .manifest
-            .as_ref()
-            .map_or(String::new(), |m| format!(", written by {m}"));
+        let written_by = agent.manifest.as_ref().map_or(String::new(), |m| {
+            format!(", written by {m}: {}", m.description)
+        });
         let _ = writeln!(
             out,
             "{}: {dirs_ids} bsuite_ids in {} experiments ({unfinished} unfinished){written_by}",

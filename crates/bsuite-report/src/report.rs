@@ -225,7 +225,11 @@ pub fn write(
         sources: sources.to_vec(),
         written_by: agents
             .iter()
-            .map(|a| a.manifest.as_ref().map(|m| m.to_string()))
+            .map(|a| {
+                a.manifest
+                    .as_ref()
+                    .map(|m| format!("{m}: {}", m.description))
+            })
             .collect(),
         coverage: coverage.clone(),
         radar,
