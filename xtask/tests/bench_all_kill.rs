@@ -3,6 +3,8 @@
 //! run (the Python reference's, for these ids); shards run as separate processes add up to
 //! the same files; finished results are never touched again without --overwrite.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -31,29 +33,26 @@ fn fixtures() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bsuite-kill-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
+    common::scratch(&format!("kill-{name}"))
 }
 
 fn bench_all(dir: &Path, extra: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
-    cmd.env("XTASK_NO_REEXEC", "1")
-        .args([
-            "bench-all",
-            "random",
-            "--plain",
-            "--no-score",
-            "--jobs",
-            "2",
-        ])
-        .arg("--results")
-        .arg(dir)
-        .arg("--ids")
-        .args(IDS)
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+    let mut cmd = common::xtask();
+    cmd.args([
+        "bench-all",
+        "random",
+        "--plain",
+        "--no-score",
+        "--jobs",
+        "2",
+    ])
+    .arg("--results")
+    .arg(dir)
+    .arg("--ids")
+    .args(IDS)
+    .args(extra)
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
     cmd
 }
 
@@ -206,8 +205,7 @@ fn shards_as_processes_add_up_to_one_run() {
 fn bad_input_is_explained() {
     let dir = scratch("bad");
     let run = |args: &[&str]| {
-        let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
-            .env("XTASK_NO_REEXEC", "1")
+        let output = common::xtask()
             .arg("bench-all")
             .args(args)
             .arg("--results")
@@ -226,8 +224,7 @@ fn bad_input_is_explained() {
     fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bsuite_id_-_catch-0.csv");
     fs::write(&path, "my notes\n").unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .env("XTASK_NO_REEXEC", "1")
+    let output = common::xtask()
         .args([
             "bench-all",
             "random",

@@ -2,18 +2,12 @@
 //! are byte-identical (PDFs included); `--num-episodes 0` and unknown devices are refused
 //! for every agent, naming the flag.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
-fn xtask(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .env("XTASK_NO_REEXEC", "1")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("xtask runs")
-}
+use common::run as xtask;
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
@@ -31,8 +25,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn identical_reports_are_identical_bytes() {
-    let root = std::env::temp_dir().join(format!("bsuite-same-report-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&root);
+    let root = common::scratch("same-report");
     let results = root.join("results");
     let ran = xtask(&[
         "bench-all",

@@ -2,23 +2,19 @@
 //! every command run with its standard output already closed does all its work, writes
 //! its results, prints no panic and exits 0. Real processes and a real pipe.
 
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bsuite-pipe-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
-}
+use std::fs;
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use common::scratch;
 
 /// Runs `cargo xtask ARGS` with its standard output a pipe whose reading end is closed
 /// before the command starts writing.
 fn with_closed_stdout(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .env("XTASK_NO_REEXEC", "1")
+    let mut child = common::xtask()
         .args(args)
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -51,7 +47,7 @@ fn csv_count(dir: &Path) -> usize {
 
 #[test]
 fn every_command_finishes_its_work_when_stdout_is_closed() {
-    let results = scratch("results");
+    let results = scratch("pipe-results");
     let dir = results.to_str().unwrap();
     let ids = ["catch/0", "bandit/0", "deep_sea/0", "memory_len/0"];
     let mut run = vec![
@@ -76,7 +72,7 @@ fn every_command_finishes_its_work_when_stdout_is_closed() {
     with_closed_stdout(&["ids"]);
     with_closed_stdout(&["trace", "catch/0", "--episodes", "3"]);
 
-    let report = scratch("report");
+    let report = scratch("pipe-report");
     with_closed_stdout(&[
         "report",
         "--results",

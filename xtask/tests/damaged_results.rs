@@ -3,26 +3,23 @@
 //! is reported by name, kept as `*.corrupt`, and its id rerun from the start to the same
 //! file an uninterrupted run writes.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn bench_all(dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .env("XTASK_NO_REEXEC", "1")
-        .args([
-            "bench-all",
-            "random",
-            "--plain",
-            "--no-score",
-            "--ids",
-            "catch/0",
-        ])
-        .arg("--results")
-        .arg(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("xtask runs")
+    let results = dir.to_str().unwrap();
+    let args = [
+        "bench-all",
+        "random",
+        "--plain",
+        "--no-score",
+        "--ids",
+        "catch/0",
+    ];
+    common::run(&[&args[..], &["--results", results]].concat())
 }
 
 fn corrupt_files(dir: &Path) -> Vec<PathBuf> {
@@ -37,8 +34,7 @@ fn corrupt_files(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn damaged_results_are_kept_aside_and_rerun() {
-    let dir = std::env::temp_dir().join(format!("bsuite-damaged-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let dir = common::scratch("damaged");
     assert!(bench_all(&dir).status.success());
     let file = dir.join("bsuite_id_-_catch-0.csv");
     let good = fs::read_to_string(&file).unwrap();

@@ -2,32 +2,28 @@
 //! directory in use is turned away at once, told who holds it; shards of one split share
 //! a directory; a killed owner leaves no stale lock.
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bsuite-writer-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
-}
+use common::scratch;
 
 fn bench_all(dir: &Path, extra: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
-    cmd.env("XTASK_NO_REEXEC", "1")
-        .args([
-            "bench-all",
-            "random",
-            "--plain",
-            "--no-score",
-            "--jobs",
-            "1",
-        ])
-        .arg("--results")
-        .arg(dir)
-        .args(extra)
-        .stdin(Stdio::null());
+    let mut cmd = common::xtask();
+    cmd.args([
+        "bench-all",
+        "random",
+        "--plain",
+        "--no-score",
+        "--jobs",
+        "1",
+    ])
+    .arg("--results")
+    .arg(dir)
+    .args(extra);
     cmd
 }
 
@@ -62,7 +58,7 @@ fn still_running(child: &mut Child) {
 
 #[test]
 fn a_second_run_is_refused_and_a_killed_owner_leaves_no_lock() {
-    let dir = scratch("whole");
+    let dir = scratch("writer-whole");
     let mut owner = start_owner(&dir, &[], ".bsuite-lock");
     let second = run(&dir, &["--ids", "catch/0"]);
     still_running(&mut owner);
@@ -84,7 +80,7 @@ fn a_second_run_is_refused_and_a_killed_owner_leaves_no_lock() {
 
 #[test]
 fn shards_of_one_split_share_a_directory() {
-    let dir = scratch("shards");
+    let dir = scratch("writer-shards");
     let mut owner = start_owner(&dir, &["--shard", "0/2"], ".bsuite-lock-shard-0-of-2");
     let other = run(&dir, &["--ids", "catch", "--shard", "1/2"]);
     assert!(

@@ -2,22 +2,15 @@
 //! directory holding the user's own `index.html` leaves it untouched and says so; a
 //! directory that cannot be made is named once, with the operation.
 
-use std::fs;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn xtask(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .env("XTASK_NO_REEXEC", "1")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("xtask runs")
-}
+use std::fs;
+
+use common::run as xtask;
 
 #[test]
 fn a_users_own_files_survive_a_report() {
-    let root = std::env::temp_dir().join(format!("bsuite-report-out-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&root);
+    let root = common::scratch("report-out");
     let (results, out) = (root.join("results"), root.join("site"));
     let ran = xtask(&[
         "bench-all",

@@ -2,24 +2,13 @@
 //! count in `bsuite_run.json`; resuming with another seed or episode count is refused
 //! with what differs, until `--overwrite`; `score` names what the directory holds.
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bsuite-manifest-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
-}
-
-fn xtask(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .env("XTASK_NO_REEXEC", "1")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("xtask runs")
-}
+use common::{run as xtask, scratch, stderr};
 
 fn bench_all(dir: &Path, extra: &[&str]) -> Output {
     let mut args = vec![
@@ -35,13 +24,9 @@ fn bench_all(dir: &Path, extra: &[&str]) -> Output {
     xtask(&args)
 }
 
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 #[test]
 fn resuming_as_another_run_is_refused_until_overwrite() {
-    let dir = scratch("resume");
+    let dir = scratch("manifest-resume");
     let first = bench_all(&dir, &["--seed", "1"]);
     assert!(first.status.success(), "{}", stderr(&first));
     let manifest = fs::read_to_string(dir.join("bsuite_run.json")).unwrap();
@@ -88,7 +73,7 @@ fn resuming_as_another_run_is_refused_until_overwrite() {
     assert!(manifest.contains("\"seed\": 2"), "{manifest}");
     assert_ne!(fs::read(dir.join("bsuite_id_-_catch-0.csv")).unwrap(), csv);
 
-    let report = scratch("report");
+    let report = scratch("manifest-report");
     let written = xtask(&[
         "report",
         "--results",

@@ -1,0 +1,32 @@
+//! What the user-side tests share: `cargo xtask` run as a user runs it, and scratch paths.
+
+// Each test file uses a part of this module.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+/// `cargo xtask` as built for the tests: never re-executed as an optimised build, no stdin.
+pub fn xtask() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    command.env("XTASK_NO_REEXEC", "1").stdin(Stdio::null());
+    command
+}
+
+/// Runs `cargo xtask ARGS` to its end.
+pub fn run(args: &[&str]) -> Output {
+    xtask().args(args).output().expect("xtask runs")
+}
+
+/// A temporary path `bsuite-<name>-<pid>`, with anything left there by an earlier run
+/// removed.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bsuite-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// A process's standard error as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
