@@ -83,10 +83,7 @@ fn sorted_resources(mut pdf: Vec<u8>) -> Vec<u8> {
     }
     let mut at = 0;
     while at < pdf.len() {
-        let line_end = pdf[at..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(pdf.len(), |i| at + i + 1);
+        let line_end = end_of_line(&pdf, at);
         let line = &pdf[at..line_end];
         if line.ends_with(b"stream\n") && !line.ends_with(b"endstream\n") {
             // Skip the stream's binary body.
@@ -97,10 +94,7 @@ fn sorted_resources(mut pdf: Vec<u8>) -> Vec<u8> {
             let mut end = line_end;
             let mut lines: Vec<Vec<u8>> = Vec::new();
             while end < pdf.len() {
-                let next = pdf[end..]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map_or(pdf.len(), |i| end + i + 1);
+                let next = end_of_line(&pdf, end);
                 let entry = &pdf[end..next];
                 if !is_reference(entry) || !entry.ends_with(b"\n") {
                     break;
@@ -116,6 +110,11 @@ fn sorted_resources(mut pdf: Vec<u8>) -> Vec<u8> {
         at = line_end;
     }
     pdf
+}
+
+/// Where the line starting at `from` ends: just past its `\n`, or at the end of `bytes`.
+fn end_of_line(bytes: &[u8], from: usize) -> usize {
+    find(bytes, b"\n", from).map_or(bytes.len(), |i| i + 1)
 }
 
 fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
