@@ -38,7 +38,7 @@ impl Run {
 /// `episodes` episodes of agent `name` (seed `seed`) on `id`, as bsuite's run loop drives it.
 fn train(name: &str, id: &str, episodes: usize, seed: u32) -> Run {
     let id: BsuiteId = id.parse().unwrap();
-    let mut env = id.load().unwrap();
+    let env = id.load().unwrap();
     let setup = AgentSetup {
         id,
         observation_spec: env.observation_spec(),
@@ -47,6 +47,15 @@ fn train(name: &str, id: &str, episodes: usize, seed: u32) -> Run {
         device: factory::ComputeDevice::Cpu,
     };
     let mut agent = (factory::agent(name).unwrap().make)(&setup);
+    train_agent(&mut *agent, env, episodes)
+}
+
+/// `episodes` episodes of `agent` on `env`, as bsuite's run loop drives them.
+fn train_agent(
+    agent: &mut dyn bsuite_baselines::Agent,
+    mut env: Box<dyn Environment>,
+    episodes: usize,
+) -> Run {
     let mut run = Run {
         returns: Vec::new(),
         infos: Vec::new(),
@@ -71,8 +80,7 @@ fn train(name: &str, id: &str, episodes: usize, seed: u32) -> Run {
 /// The tensor DQN that `--device cuda` runs (LibTorch ops on any device), here on the CPU.
 #[test]
 fn the_tensor_dqn_of_the_gpu_path_learns_catch() {
-    use bsuite_baselines::Agent;
-    let mut env = "catch/0".parse::<BsuiteId>().unwrap().load().unwrap();
+    let env = "catch/0".parse::<BsuiteId>().unwrap().load().unwrap();
     let mut agent = tch_agents::Dqn::new(
         &env.observation_spec(),
         &env.action_spec(),
@@ -80,20 +88,8 @@ fn the_tensor_dqn_of_the_gpu_path_learns_catch() {
         0,
         tch_agents::Device::Cpu,
     );
-    let mut returns = Vec::new();
-    for _ in 0..300 {
-        let mut timestep = env.reset();
-        let mut total = 0.0;
-        while !timestep.last() {
-            let action = agent.select_action(&timestep);
-            let next = env.step(action).unwrap();
-            total += next.reward_or_zero();
-            agent.update(&timestep, action, &next);
-            timestep = next;
-        }
-        returns.push(total);
-    }
-    let late = returns[200..].iter().sum::<f64>() / 100.0;
+    let run = train_agent(&mut agent, env, 300);
+    let late = run.mean_return(200..300);
     assert!(late > 0.3, "mean return {late} over episodes 201-300");
 }
 
