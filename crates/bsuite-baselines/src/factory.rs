@@ -11,9 +11,12 @@ use crate::random::Random;
 /// ```
 /// use bsuite_baselines::factory::ComputeDevice;
 ///
+/// assert_eq!("cpu".parse(), Ok(ComputeDevice::Cpu));
 /// assert_eq!("cuda".parse(), Ok(ComputeDevice::Cuda(0)));
 /// assert_eq!("cuda:1".parse::<ComputeDevice>().unwrap().to_string(), "cuda:1");
-/// assert!("gpu".parse::<ComputeDevice>().is_err());
+/// for bad in ["gpu", "cuda:", "cuda:x", "CPU"] {
+///     assert!(bad.parse::<ComputeDevice>().is_err(), "{bad}");
+/// }
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ComputeDevice {
