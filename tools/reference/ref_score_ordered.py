@@ -1,11 +1,11 @@
 """ref_score.py with a deterministic file order, so scores can be compared bit for bit.
 
-  /tmp/refvenv/bin/python tools/reference/ref_score_ordered.py RESULTS_DIR [--round-trip]
+  .bsuite/reference-venv/bin/python tools/reference/ref_score_ordered.py RESULTS_DIR [--round-trip]
 
 bsuite's csv_load reads a results directory in glob (directory) order, and its means sum the
 rows in that order, so the last bits of a score depend on the filesystem. This wrapper makes
 glob return the files in sweep order (experiment name, then numeric setting index), the
-order bsuite-analysis uses, and then runs the shared reference's ref_score.py unchanged.
+order bsuite-analysis uses, and then runs ref_score.py (next to this file) unchanged.
 With --round-trip (exact float parsing) its output equals `cargo xtask score DIR --json`
 bit for bit.
 """
@@ -15,7 +15,7 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.environ.get('BSUITE_REFERENCE_DIR', '/work/shared/reference'))
+sys.path.insert(0, HERE)
 
 _ID = re.compile(r'bsuite_id_-_(.+)-(\d+)\.csv$')
 _glob = glob.glob

@@ -1,6 +1,6 @@
 """Run scripted "learning" agents on bsuite ids with bsuite 0.3.6's own CSV logging.
 
-  /tmp/refvenv/bin/python tools/reference/scripted_agents.py OUT_DIR [--jobs 2]
+  .bsuite/reference-venv/bin/python tools/reference/scripted_agents.py OUT_DIR [--jobs 2]
 
 Writes two results directories, OUT_DIR/finished and OUT_DIR/unfinished, used as scoring
 fixtures (tests/fixtures/scripted_results/): a spread of ids where the agent solves the task
@@ -23,8 +23,8 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.environ.get('BSUITE_REFERENCE_DIR', '/work/shared/reference'))
-import refcommon  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bsuite_ref  # noqa: E402
 
 # (bsuite_id, episodes or None for NUM_EPISODES, skill, ramp, delay)
 FINISHED = [
@@ -159,8 +159,8 @@ class Scripted:
 def run_one(job):
   (bsuite_id, episodes, skill, ramp, delay), out_dir, seed = job
   from bsuite.baselines import experiment  # pylint: disable=g-import-not-at-top
-  env = refcommon.load(bsuite_id, int(bsuite_id.split('/')[1]), results_dir=out_dir,
-                       overwrite=True)
+  env = bsuite_ref.load(bsuite_id, int(bsuite_id.split('/')[1]), results_dir=out_dir,
+                        overwrite=True)
   agent = Scripted(env, env.action_spec().num_values, seed, skill, ramp, delay)
   experiment.run(agent, env, num_episodes=episodes or env.bsuite_num_episodes)
   return f'{out_dir}: {bsuite_id}'

@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use bsuite_envs::{BsuiteId, Environment, RandomState, TimeStep};
-use bsuite_logging::csv_logging::file_name;
 use bsuite_logging::record::load_and_record_to_csv;
+use bsuite_logging::results::file_name;
 use clap::Subcommand;
 
 #[derive(Subcommand)]
@@ -31,7 +31,7 @@ pub enum BenchTarget {
         args: Vec<std::ffi::OsString>,
     },
     /// env.step throughput, bare and with bsuite CSV logging, on the ids of
-    /// shared/reference/throughput.md, optionally next to the Python reference.
+    /// tools/reference/ref_throughput.py, optionally next to the Python reference.
     Envs {
         /// Print {"<id>": {"bare": steps_per_s, "logged": steps_per_s}} (the schema of
         /// ref_throughput.py --json; with --python also "python_bare" and "python_logged").
@@ -48,11 +48,11 @@ pub enum BenchTarget {
         /// Ids to measure (default: the reference throughput set).
         ids: Vec<String>,
         /// Also run the Python reference with this interpreter (e.g.
-        /// /tmp/refvenv/bin/python) and print the ratios.
+        /// .bsuite/reference-venv/bin/python, from tools/reference/setup.sh) and print the ratios.
         #[arg(long, value_name = "PYTHON")]
         python: Option<PathBuf>,
         /// The reference throughput script.
-        #[arg(long, value_name = "PATH", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/reference/ref_throughput.py"))]
+        #[arg(long, value_name = "PATH", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../tools/reference/ref_throughput.py"))]
         ref_script: PathBuf,
         /// Steps per repeat for the Python reference (its own default).
         #[arg(long, default_value_t = 20_000)]
@@ -181,7 +181,6 @@ fn python_reference(
         .args(["--json", "--steps", &steps.to_string()])
         .args(["--repeats", &repeats.to_string()])
         .args(ids.iter().map(|id| id.to_string()))
-        .current_dir(script.parent().unwrap_or(Path::new(".")))
         .stderr(std::process::Stdio::null())
         .output()
         .with_context(|| format!("running {} {}", python.display(), script.display()))?;

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
-use bsuite_analysis::{summarize, Agent};
+use bsuite_analysis::{summarize, AgentResults};
 use clap::Args;
 
 /// Arguments of `cargo xtask bench score`.
@@ -19,11 +19,12 @@ pub struct BenchScoreArgs {
     /// Timed repeats of each side (the median is reported).
     #[arg(long, default_value_t = 5)]
     pub repeats: usize,
-    /// Also time the Python reference with this interpreter (e.g. /tmp/refvenv/bin/python).
+    /// Also time the Python reference with this interpreter (e.g.
+    /// .bsuite/reference-venv/bin/python, from tools/reference/setup.sh).
     #[arg(long, value_name = "PYTHON")]
     pub python: Option<PathBuf>,
     /// The reference scoring script.
-    #[arg(long, value_name = "PATH", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/reference/ref_score.py"))]
+    #[arg(long, value_name = "PATH", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../tools/reference/ref_score.py"))]
     pub ref_script: PathBuf,
 }
 
@@ -84,7 +85,7 @@ pub fn run(args: BenchScoreArgs) -> Result<()> {
         None => default_sweep()?,
     };
     let repeats = args.repeats.max(1);
-    let files = Agent::load("probe", &dir)?.runs.len();
+    let files = AgentResults::load("probe", &dir)?.runs.len();
     bsuite_baselines::outln!(
         "scoring {} ({files} bsuite_ids), median of {repeats}",
         dir.display()
@@ -93,7 +94,7 @@ pub fn run(args: BenchScoreArgs) -> Result<()> {
     let (mut in_process, mut loading) = (Vec::new(), Vec::new());
     for _ in 0..repeats {
         let start = Instant::now();
-        let agent = Agent::load("bench", &dir)?;
+        let agent = AgentResults::load("bench", &dir)?;
         loading.push(start.elapsed().as_secs_f64());
         let summary = summarize(&agent);
         std::hint::black_box(&summary);
@@ -118,7 +119,7 @@ pub fn run(args: BenchScoreArgs) -> Result<()> {
 
     let Some(python) = args.python else {
         bsuite_baselines::outln!(
-            "(pass --python /tmp/refvenv/bin/python to time ref_score.py side by side)"
+            "(pass --python .bsuite/reference-venv/bin/python to time ref_score.py side by side)"
         );
         return Ok(());
     };

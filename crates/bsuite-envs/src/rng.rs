@@ -293,7 +293,7 @@ mod tests {
 
     #[test]
     fn permutation_matches_numpy() {
-        // SPEC 13.1: RS(0).permutation(11)
+        // Reference value: RS(0).permutation(11)
         let mut rng = RandomState::new(0);
         assert_eq!(rng.permutation(11), vec![4, 9, 2, 10, 6, 1, 7, 8, 3, 0, 5]);
     }
@@ -308,7 +308,7 @@ mod tests {
 
     #[test]
     fn randint_matches_numpy_catch_resets() {
-        // SPEC 13.1: Catch(seed=0) ball_x at the first 12 resets = randint(5) x 12.
+        // Reference value: Catch(seed=0) ball_x at the first 12 resets = randint(5) x 12.
         let mut rng = RandomState::new(0);
         let draws: Vec<usize> = (0..12).map(|_| rng.randint(5)).collect();
         assert_eq!(draws, vec![4, 0, 3, 3, 3, 1, 3, 2, 4, 0, 0, 4]);
@@ -316,7 +316,7 @@ mod tests {
 
     #[test]
     fn randn_matches_numpy() {
-        // SPEC 13.2: the first 9 legacy randn values of RS(0).
+        // Reference value: the first 9 legacy randn values of RS(0).
         let expected = [
             1.764052345967664,
             0.4001572083672233,
@@ -336,7 +336,7 @@ mod tests {
 
     #[test]
     fn uniform_matches_numpy() {
-        // SPEC 13.2: MountainCar(seed=0) reset position = RS(0).uniform(-0.6, -0.4).
+        // Reference value: MountainCar(seed=0) reset position = RS(0).uniform(-0.6, -0.4).
         let mut rng = RandomState::new(0);
         assert_eq!(rng.uniform(-0.6, -0.4), -0.49023729921453507);
     }

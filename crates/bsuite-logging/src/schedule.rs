@@ -78,7 +78,7 @@ pub fn rows_for(episodes: u64) -> usize {
 mod tests {
     use super::*;
 
-    /// The reference's float test, transcribed from SPEC 7.2.
+    /// The reference's float test (the logging schedule in docs/quirks.md).
     fn reference(n: u64) -> bool {
         let ratios = [
             1.0, 1.2, 1.4, 1.7, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0,

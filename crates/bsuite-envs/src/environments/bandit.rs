@@ -77,7 +77,7 @@ mod tests {
 
     #[test]
     fn rewards_match_reference_for_mapping_seeds() {
-        // SPEC 13.1
+        // Reference values (bsuite 0.3.6).
         assert_eq!(
             SimpleBandit::new(0, 11).rewards(),
             &[

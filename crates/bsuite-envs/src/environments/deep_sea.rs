@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn action_mapping_matches_reference() {
-        // SPEC 13.1: DeepSea(size=10, mapping_seed=42)
+        // Reference value: DeepSea(size=10, mapping_seed=42)
         let rows = [
             "0111000111",
             "0110000100",

@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn resets_draw_reference_contexts() {
-        // SPEC 13.1: MemoryChain(2, num_bits=3, seed=0)
+        // Reference value: MemoryChain(2, num_bits=3, seed=0)
         let mut chain = MemoryChain::new(2, 3, 0);
         assert_eq!((chain.context.clone(), chain.query), (vec![1, 1, 1], 1));
         let expected = [

@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn noisy_catch_matches_reference_rewards() {
-        // SPEC 13.2: RewardNoise(Catch(seed=0), noise_scale=1.0, seed=0), action 1 every step.
+        // Reference value: RewardNoise(Catch(seed=0), noise_scale=1.0, seed=0), action 1 every step.
         let expected = [
             1.764052345967664,
             0.4001572083672233,
