@@ -14,9 +14,11 @@ pub struct TestArgs {
 }
 
 /// Runs `cargo test --workspace` (nothing there needs LibTorch), then provisions LibTorch
-/// and runs `cargo test -p bsuite-baselines --features tch --release`: the agents train for
-/// a few hundred episodes in these tests, which needs optimised code, and bench-all's tch
-/// binaries share the release build.
+/// and runs `cargo test -p bsuite-baselines --features tch --release -- --include-ignored`:
+/// the agents train for a few hundred episodes in these tests, which needs optimised code,
+/// and bench-all's tch binaries share the release build. The tests ignored in debug builds
+/// run there; with `--no-tch`, `cargo test -p bsuite-baselines --release -- --ignored` runs
+/// them instead, so no ignored test is skipped.
 pub fn run(args: TestArgs) -> Result<()> {
     let manifest = libtorch::workspace_root().join("Cargo.toml");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -34,7 +36,17 @@ pub fn run(args: TestArgs) -> Result<()> {
     eprintln!("xtask: cargo test --workspace");
     libtorch::run_status(workspace, "cargo test --workspace")?;
     if args.no_tch {
-        return Ok(());
+        // The tests `#[ignore]`d as too slow for debug builds still run, optimised.
+        eprintln!("xtask: cargo test -p bsuite-baselines --release -- --ignored");
+        let mut ignored = std::process::Command::new(&cargo);
+        ignored
+            .args(["test", "--manifest-path"])
+            .arg(&manifest)
+            .args(["-p", "bsuite-baselines", "--release", "--", "--ignored"]);
+        return libtorch::run_status(
+            ignored,
+            "cargo test -p bsuite-baselines --release -- --ignored",
+        );
     }
     let libtorch = libtorch::provision(false)?;
     eprintln!(

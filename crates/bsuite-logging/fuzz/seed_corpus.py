@@ -1,17 +1,22 @@
-"""Writes fuzz/corpus/read_results/ from tests/fixtures/random_results (run from the crate dir).
+"""Writes a seed corpus from tests/fixtures/random_results.
 
-Each seed is a reference CSV prefixed with its bsuite_id's index in the sweep (two bytes,
-big-endian), the input format of the read_results fuzz target.
+  python3 fuzz/seed_corpus.py [OUT_DIR]
+
+OUT_DIR defaults to fuzz/corpus/read_results next to this script. Each seed is a reference
+CSV prefixed with its bsuite_id's index in the sweep (two bytes, big-endian), the input
+format of the read_results fuzz target here and of score_results in
+crates/bsuite-analysis/fuzz.
 """
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, '..', '..', '..')
 FIXTURES = os.path.join(ROOT, 'tests', 'fixtures')
 
 ids = list(json.load(open(os.path.join(FIXTURES, 'ids.json'))))
-out = os.path.join(HERE, 'corpus', 'read_results')
+out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, 'corpus', 'read_results')
 os.makedirs(out, exist_ok=True)
 src = os.path.join(FIXTURES, 'random_results')
 for name in sorted(os.listdir(src)):
