@@ -20,11 +20,11 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use bsuite_analysis::agreement::{self, Comparison, Verdict};
-use bsuite_analysis::{summarize, Agent, Summary};
+use bsuite_analysis::{summarize, AgentResults, Summary};
 use bsuite_baselines::runner::RunnerOptions;
 use bsuite_baselines::sweep;
 use bsuite_envs::BsuiteId;
-use bsuite_report::figure::{Axis, Facet, Figure, Key, Layer, Legend, Stroke};
+use bsuite_report::drawing::{Drawing, DrawingAxis, Facet, Key, Layer, Legend, Stroke};
 use bsuite_report::style::Colour;
 
 use crate::libtorch::{self, workspace_root};
@@ -61,11 +61,14 @@ pub struct AgreeArgs {
     jobs: usize,
 }
 
+/// The agents that have a bsuite JAX counterpart to compare with: the LibTorch agents
+/// ([`bsuite_baselines::factory::LIBTORCH_AGENTS`]) but our own variant
+/// `actor_critic_rnn_reset`.
 const AGENTS: [&str; 4] = ["dqn", "boot_dqn", "actor_critic", "actor_critic_rnn"];
 
 /// The number of ids of `dir` that logged at least their target episodes.
 fn complete_ids(dir: &Path, ids: &[BsuiteId], num_episodes: Option<usize>) -> Vec<BsuiteId> {
-    let Ok(agent) = Agent::load_lenient("cache", dir) else {
+    let Ok(agent) = AgentResults::load_lenient("cache", dir) else {
         return Vec::new();
     };
     ids.iter()
@@ -82,7 +85,7 @@ fn complete_ids(dir: &Path, ids: &[BsuiteId], num_episodes: Option<usize>) -> Ve
 
 /// One side's runs: per seed, the loaded results.
 struct Side {
-    seeds: Vec<Agent>,
+    seeds: Vec<AgentResults>,
     summaries: Vec<Summary>,
 }
 
@@ -91,7 +94,8 @@ impl Side {
         let seeds = dirs
             .iter()
             .map(|dir| {
-                Agent::load_lenient(name, dir).with_context(|| format!("reading {}", dir.display()))
+                AgentResults::load_lenient(name, dir)
+                    .with_context(|| format!("reading {}", dir.display()))
             })
             .collect::<Result<Vec<_>>>()?;
         let summaries = seeds.iter().map(summarize).collect();
@@ -441,9 +445,9 @@ fn write_curves(
             stroke: Stroke::solid(colour, 2.0),
         });
     }
-    let mut figure = Figure::new(
-        Axis::new("episode").log10(),
-        Axis::new("mean return per episode since the previous log point"),
+    let mut figure = Drawing::new(
+        DrawingAxis::new("episode").log10(),
+        DrawingAxis::new("mean return per episode since the previous log point"),
     );
     figure.title = Some(format!(
         "{id}: ours ({} seeds) vs bsuite JAX ({} seeds), mean ± 1 sd",
@@ -478,6 +482,17 @@ fn write_curves(
 mod tests {
     use super::*;
     use bsuite_analysis::agreement::compare;
+
+    #[test]
+    fn the_compared_agents_are_the_libtorch_agents_but_our_variant() {
+        let libtorch = bsuite_baselines::factory::LIBTORCH_AGENTS;
+        let others: Vec<&str> = libtorch
+            .into_iter()
+            .filter(|name| !AGENTS.contains(name))
+            .collect();
+        assert_eq!(others, ["actor_critic_rnn_reset"]);
+        assert!(AGENTS.iter().all(|name| libtorch.contains(name)));
+    }
 
     fn row(score: Option<Comparison>, mean_return: Option<(Comparison, f64)>) -> Row {
         Row {

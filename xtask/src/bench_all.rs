@@ -3,14 +3,14 @@
 //! sweep itself is `bsuite_baselines::sweep`; the LibTorch agents run it from their own
 //! binary, `bsuite-run`, with the same arguments.
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use bsuite_baselines::factory;
 use bsuite_baselines::sweep::{self, SweepArgs};
 
 /// Runs `cargo xtask bench-all` for an agent built into xtask (those without LibTorch).
 pub fn run(args: SweepArgs) -> Result<()> {
     let agent = factory::agent(&args.agent)?;
-    sweep::run_sweep("bench-all", agent, &args).map_err(|e| anyhow!(e))?;
+    sweep::run_sweep("bench-all", agent, &args)?;
     if !args.no_score && !args.estimate {
         print_scores(&args.results_dir());
     }

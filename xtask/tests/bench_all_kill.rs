@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use bsuite_logging::results::read_run;
+use bsuite_logging::results::{file_name, read_run};
 
 /// Fixture ids that together take about a second in a debug build.
 const IDS: [&str; 12] = [
@@ -117,7 +117,7 @@ fn check_only_complete_files(dir: &Path) -> usize {
 
 fn assert_same_as_reference(dir: &Path) {
     for id in IDS {
-        let name = format!("bsuite_id_-_{}.csv", id.replace('/', "-"));
+        let name = file_name(&id.parse().unwrap());
         let ours = fs::read_to_string(dir.join(&name)).unwrap();
         assert_eq!(
             ours,
@@ -162,7 +162,7 @@ fn killed_runs_leave_complete_files_and_resume_to_the_reference() {
     let before: Vec<_> = IDS
         .iter()
         .map(|id| {
-            let path = dir.join(format!("bsuite_id_-_{}.csv", id.replace('/', "-")));
+            let path = dir.join(file_name(&id.parse().unwrap()));
             fs::metadata(path).unwrap().modified().unwrap()
         })
         .collect();
@@ -176,7 +176,7 @@ fn killed_runs_leave_complete_files_and_resume_to_the_reference() {
     let after: Vec<_> = IDS
         .iter()
         .map(|id| {
-            let path = dir.join(format!("bsuite_id_-_{}.csv", id.replace('/', "-")));
+            let path = dir.join(file_name(&id.parse().unwrap()));
             fs::metadata(path).unwrap().modified().unwrap()
         })
         .collect();

@@ -14,7 +14,7 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::runner::Shard;
+use crate::shard::Shard;
 
 /// The name of the directory's lock file.
 pub const LOCK_FILE: &str = ".bsuite-lock";

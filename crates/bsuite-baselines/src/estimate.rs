@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use bsuite_envs::{BsuiteId, Environment, TimeStep};
+use bsuite_envs::{BsuiteId, Environment, LoadError, TimeStep};
 
 use crate::agent::{BatchAgent, OneByOne};
 use crate::factory::{AgentEntry, AgentSetup};
@@ -178,12 +178,13 @@ const CALIBRATION_WARMUP: usize = 300;
 const CALIBRATION_ROUNDS: usize = 300;
 
 /// Projects a sweep of `agent` over `ids` with `options` (jobs and batch size as the
-/// runner would use them): a short calibration per experiment, nothing written.
+/// runner would use them): a short calibration per experiment, nothing written. Fails only
+/// where an environment cannot be loaded.
 pub fn estimate(
     agent: AgentEntry,
     ids: &[BsuiteId],
     options: &RunnerOptions,
-) -> Result<Estimate, String> {
+) -> Result<Estimate, LoadError> {
     let jobs = options.effective_jobs();
     let batch_size = match (agent.batching, options.batch_size) {
         (Some(b), 0) => b.default_size,
@@ -204,7 +205,7 @@ pub fn estimate(
         let mut envs = Vec::new();
         let mut setups = Vec::new();
         for &id in members {
-            let env = id.load().map_err(|e| e.to_string())?;
+            let env = id.load()?;
             setups.push(AgentSetup {
                 id,
                 observation_spec: env.observation_spec(),

@@ -27,11 +27,19 @@ pub enum ComputeDevice {
     Cuda(usize),
 }
 
+/// A device name that is not `cpu`, `cuda` or `cuda:N`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown device '{text}': expected cpu, cuda or cuda:N")]
+pub struct ParseDeviceError {
+    /// The text given.
+    pub text: String,
+}
+
 impl std::str::FromStr for ComputeDevice {
-    type Err = String;
+    type Err = ParseDeviceError;
 
     /// `cpu`, `cuda` (device 0) or `cuda:N`.
-    fn from_str(text: &str) -> Result<Self, String> {
+    fn from_str(text: &str) -> Result<Self, ParseDeviceError> {
         match text {
             "cpu" => Ok(ComputeDevice::Cpu),
             "cuda" => Ok(ComputeDevice::Cuda(0)),
@@ -39,7 +47,9 @@ impl std::str::FromStr for ComputeDevice {
                 .strip_prefix("cuda:")
                 .and_then(|n| n.parse().ok())
                 .map(ComputeDevice::Cuda)
-                .ok_or_else(|| format!("unknown device '{text}': expected cpu, cuda or cuda:N")),
+                .ok_or_else(|| ParseDeviceError {
+                    text: text.to_string(),
+                }),
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod experiment;
 pub mod factory;
 pub mod random;
 pub mod runner;
+mod shard;
 pub mod sweep;
 #[cfg(feature = "tch")]
 pub mod tch_agents;

@@ -16,19 +16,20 @@ use std::io;
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use bsuite_envs::{BsuiteId, Environment};
-use bsuite_logging::csv_logging::{file_name, temp_path, CsvLogger};
-use bsuite_logging::manifest::RunManifest;
-use bsuite_logging::results::{read_run, ReadError};
-use bsuite_logging::Logging;
+use bsuite_envs::{BsuiteId, Environment, LoadError};
+use bsuite_logging::csv_logging::{temp_path, CsvLogger};
+use bsuite_logging::manifest::{ManifestError, RunManifest};
+use bsuite_logging::results::{file_name, logged_episodes, ReadError};
+use bsuite_logging::{LogError, Logging};
 
+use crate::dir_lock::LockError;
 use crate::experiment::{run_lockstep, run_with, ReplicaEnd};
 use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
+pub use crate::shard::{ParseShardError, Shard};
 
 /// How to run a set of ids.
 #[derive(Clone, Debug)]
@@ -178,55 +179,68 @@ impl std::fmt::Display for IdReport {
     }
 }
 
-/// A deterministic share `index` of `count` of a list of ids (`--shard I/N`, 0-based `I`).
+/// Why [`run_ids`] could not run (one id's failure is that id's [`Outcome::Failed`] instead).
 ///
-/// ```
-/// use bsuite_baselines::runner::Shard;
-///
-/// let shard: Shard = "1/3".parse().unwrap();
-/// assert_eq!(shard.select(&[10, 11, 12, 13, 14]), vec![11, 14]);
-/// assert!("3/3".parse::<Shard>().is_err());
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    /// This shard, `0..count`.
-    pub index: usize,
-    /// Number of shards.
-    pub count: usize,
-}
-
-impl Shard {
-    /// Every `count`-th item starting at `index`: shards are disjoint, cover the list, and
-    /// mix experiments so that their run times are similar.
-    pub fn select<T: Clone>(&self, items: &[T]) -> Vec<T> {
-        items
-            .iter()
-            .skip(self.index)
-            .step_by(self.count)
-            .cloned()
-            .collect()
-    }
-}
-
-impl FromStr for Shard {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("bad shard '{s}': expected I/N with 0 <= I < N, e.g. 0/4");
-        let (index, count) = s.split_once('/').ok_or_else(bad)?;
-        let index: usize = index.trim().parse().map_err(|_| bad())?;
-        let count: usize = count.trim().parse().map_err(|_| bad())?;
-        if count == 0 || index >= count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
+/// Each message is whole: the underlying error is part of it, not a separate source.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The results directory could not be created.
+    #[error("creating results directory {}: {error}", .dir.display())]
+    CreateDir {
+        /// The results directory.
+        dir: PathBuf,
+        /// The OS error.
+        error: io::Error,
+    },
+    /// The results directory could not be locked: another run holds it, or the lock file
+    /// failed.
+    #[error("{error}")]
+    Lock {
+        /// Why.
+        error: LockError,
+    },
+    /// The results directory holds another run's results, and `overwrite` is not set.
+    #[error(
+        "{} holds the results of another run ({theirs}); this one has {}. Pass \
+         another --results, or --overwrite to rerun the selected ids as this run \
+         (results of other ids stay as they are)",
+        .dir.display(),
+        .differences.join(", ")
+    )]
+    OtherRun {
+        /// The results directory.
+        dir: PathBuf,
+        /// The run its manifest records.
+        theirs: Box<RunManifest>,
+        /// How this run differs, e.g. `seed 7, not 42`.
+        differences: Vec<String>,
+    },
+    /// The results directory's manifest cannot be read, and `overwrite` is not set.
+    #[error("{error}; pass --overwrite to replace it")]
+    UnreadableManifest {
+        /// Why.
+        error: ManifestError,
+    },
+    /// The manifest could not be written.
+    #[error("{error}")]
+    WriteManifest {
+        /// Why.
+        error: ManifestError,
+    },
+    /// A worker thread could not be started.
+    #[error("starting worker thread {worker}: {error}")]
+    Thread {
+        /// The worker's number.
+        worker: usize,
+        /// The OS error.
+        error: io::Error,
+    },
 }
 
 /// Checks that `dir` holds this agent's, seed's and episode count's results (or none),
 /// then records them in its manifest. Another run's directory is refused unless
 /// `options.overwrite` is set.
-fn claim(dir: &Path, agent: AgentEntry, options: &RunnerOptions) -> Result<(), String> {
+fn claim(dir: &Path, agent: AgentEntry, options: &RunnerOptions) -> Result<(), RunError> {
     let ours = RunManifest {
         git_revision: option_env!("BSUITE_GIT_REVISION").map(str::to_string),
         ..RunManifest::new(
@@ -240,21 +254,20 @@ fn claim(dir: &Path, agent: AgentEntry, options: &RunnerOptions) -> Result<(), S
         Ok(Some(theirs)) if !options.overwrite => {
             let differences = ours.differences(&theirs);
             if !differences.is_empty() {
-                return Err(format!(
-                    "{} holds the results of another run ({theirs}); this one has {}. Pass \
-                     another --results, or --overwrite to rerun the selected ids as this run \
-                     (results of other ids stay as they are)",
-                    dir.display(),
-                    differences.join(", ")
-                ));
+                return Err(RunError::OtherRun {
+                    dir: dir.to_path_buf(),
+                    theirs: Box::new(theirs),
+                    differences,
+                });
             }
         }
-        Err(e) if !options.overwrite => {
-            return Err(format!("{e}; pass --overwrite to replace it"));
+        Err(error) if !options.overwrite => {
+            return Err(RunError::UnreadableManifest { error });
         }
         _ => {}
     }
-    ours.write(dir).map_err(|e| e.to_string())
+    ours.write(dir)
+        .map_err(|error| RunError::WriteManifest { error })
 }
 
 /// Runs `agent` on every id in `ids` (`options.jobs` batches at a time) and returns one
@@ -266,15 +279,13 @@ pub fn run_ids(
     options: &RunnerOptions,
     progress: &Progress,
     on_done: &(dyn Fn(&IdReport) + Sync),
-) -> Result<Vec<IdReport>, String> {
-    fs::create_dir_all(&options.results_dir).map_err(|e| {
-        format!(
-            "creating results directory {}: {e}",
-            options.results_dir.display()
-        )
+) -> Result<Vec<IdReport>, RunError> {
+    fs::create_dir_all(&options.results_dir).map_err(|error| RunError::CreateDir {
+        dir: options.results_dir.clone(),
+        error,
     })?;
-    let _lock =
-        crate::dir_lock::lock(&options.results_dir, options.shard).map_err(|e| e.to_string())?;
+    let _lock = crate::dir_lock::lock(&options.results_dir, options.shard)
+        .map_err(|error| RunError::Lock { error })?;
     claim(&options.results_dir, agent, options)?;
     let reports: Mutex<Vec<Option<IdReport>>> = Mutex::new(vec![None; ids.len()]);
     let report = |position: usize, report: IdReport| {
@@ -289,11 +300,11 @@ pub fn run_ids(
         match plan(id, options) {
             Ok(Plan::Skip(outcome)) => report(position, IdReport { id, outcome }),
             Ok(Plan::Run(run)) => pending.push(Pending { position, id, run }),
-            Err(message) => report(
+            Err(error) => report(
                 position,
                 IdReport {
                     id,
-                    outcome: Outcome::Failed(message),
+                    outcome: Outcome::Failed(error.to_string()),
                 },
             ),
         }
@@ -312,9 +323,9 @@ pub fn run_ids(
                     let Some(batch) = work.get(i) else { break };
                     run_batch(batch, agent, options, progress, report);
                 })
-                .map_err(|e| format!("starting worker thread {worker}: {e}"))?;
+                .map_err(|error| RunError::Thread { worker, error })?;
         }
-        Ok::<(), String>(())
+        Ok::<(), RunError>(())
     })?;
     let reports = reports.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(reports
@@ -345,7 +356,28 @@ struct Pending {
     run: RunPlan,
 }
 
-fn plan(id: BsuiteId, options: &RunnerOptions) -> Result<Plan, String> {
+/// Why an id could not start; its report gives the message as [`Outcome::Failed`].
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    #[error("reading {}: {error}", .path.display())]
+    Read { path: PathBuf, error: io::Error },
+    #[error(
+        "setting the damaged {} aside as {}: {error}",
+        .path.display(),
+        .kept_as.display()
+    )]
+    SetAside {
+        path: PathBuf,
+        kept_as: PathBuf,
+        error: io::Error,
+    },
+    #[error("{error}")]
+    Load { error: LoadError },
+    #[error("{error}")]
+    Log { error: LogError },
+}
+
+fn plan(id: BsuiteId, options: &RunnerOptions) -> Result<Plan, StartError> {
     let num_episodes = options.num_episodes.unwrap_or(id.num_episodes());
     let mut run = RunPlan {
         num_episodes,
@@ -361,17 +393,13 @@ fn plan(id: BsuiteId, options: &RunnerOptions) -> Result<Plan, String> {
     // A rewrite that a kill or a full disk interrupted left its temporary file; a run of
     // the id would remove it, a skipped id must too. (Only this run writes this id.)
     let _ = fs::remove_file(temp_path(&path));
-    match read_run(&path) {
-        Ok(table) if table.last_episode() >= num_episodes as u64 => {
-            return Ok(Plan::Skip(Outcome::Skipped {
-                episodes: table.last_episode(),
-            }));
+    match logged_episodes(&path) {
+        Ok(Some(episodes)) if episodes >= num_episodes as u64 => {
+            return Ok(Plan::Skip(Outcome::Skipped { episodes }));
         }
-        Ok(_) => run.replaced = Some(Replaced::Partial),
-        Err(ReadError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound => {}
-        Err(ReadError::Io { path, error }) => {
-            return Err(format!("reading {}: {error}", path.display()))
-        }
+        Ok(Some(_)) => run.replaced = Some(Replaced::Partial),
+        Ok(None) => {}
+        Err(ReadError::Io { path, error }) => return Err(StartError::Read { path, error }),
         Err(damaged) => {
             let kept_as = set_aside(&path)?;
             run.replaced = Some(Replaced::Damaged {
@@ -388,7 +416,7 @@ fn plan(id: BsuiteId, options: &RunnerOptions) -> Result<Plan, String> {
 
 /// Renames a damaged results file to `<name>.corrupt` (or `.corrupt.N`, the first free),
 /// where no reader looks for results.
-fn set_aside(path: &Path) -> Result<PathBuf, String> {
+fn set_aside(path: &Path) -> Result<PathBuf, StartError> {
     let name = path
         .file_name()
         .map_or_else(Default::default, |n| n.to_string_lossy().into_owned());
@@ -399,12 +427,10 @@ fn set_aside(path: &Path) -> Result<PathBuf, String> {
         })
         .find(|candidate| !candidate.exists())
         .expect("a free name");
-    fs::rename(path, &kept_as).map_err(|e| {
-        format!(
-            "setting the damaged {} aside as {}: {e}",
-            path.display(),
-            kept_as.display()
-        )
+    fs::rename(path, &kept_as).map_err(|error| StartError::SetAside {
+        path: path.to_path_buf(),
+        kept_as: kept_as.clone(),
+        error,
     })?;
     Ok(kept_as)
 }
@@ -440,11 +466,14 @@ fn make_batches(
     let mut keyed: Vec<(u64, f64, Pending)> = pending
         .into_iter()
         .map(|p| {
-            let key =
-                p.id.load()
-                    .map(|env| (batching.key)(&agent_setup(p.id, &*env, options)))
-                    .unwrap_or(u64::MAX);
-            (key, estimated_cost(p.id, p.run.num_episodes), p)
+            let (key, cost) = match p.id.load() {
+                Ok(env) => (
+                    (batching.key)(&agent_setup(p.id, &*env, options)),
+                    estimated_cost(p.id, &*env, p.run.num_episodes),
+                ),
+                Err(_) => (u64::MAX, 0.0),
+            };
+            (key, cost, p)
         })
         .collect();
     keyed.sort_by(|a, b| {
@@ -471,47 +500,15 @@ fn make_batches(
 
 /// A rough cost of running `id` for `episodes` episodes, only to order batches: the
 /// expected agent steps, weighted by observation size.
-fn estimated_cost(id: BsuiteId, episodes: usize) -> f64 {
-    let setting = |name: &str| setting(id, name);
-    let observation = match id.experiment().name {
-        n if n.starts_with("mnist") => 784.0,
-        n if n.starts_with("catch") => 50.0,
-        n if n.starts_with("deep_sea") => setting("size").powi(2),
-        "memory_size" => setting("num_bits") + 2.0,
-        "umbrella_length" => 23.0,
-        "umbrella_distract" => setting("n_distractor") + 3.0,
-        _ => 5.0,
-    };
+fn estimated_cost(id: BsuiteId, env: &dyn Environment, episodes: usize) -> f64 {
+    let observation = env.observation_spec().shape.iter().product::<usize>() as f64;
     expected_agent_steps(id, episodes) * (1.0 + observation / 400.0)
 }
 
-/// A numeric setting of `id`'s experiment, 0 where it has none.
-fn setting(id: BsuiteId, name: &str) -> f64 {
-    id.settings()
-        .iter()
-        .find(|(key, _)| *key == name)
-        .map_or(0.0, |(_, value)| value.as_f64())
-}
-
-/// The agent steps `episodes` episodes of `id` take a learning agent: episode lengths are
-/// fixed by the environment, except in the control tasks, where they are taken near their
-/// limits (a learner balances the pole, the car takes a few hundred steps up the hill).
+/// The agent steps `episodes` episodes of `id` take a learning agent
+/// ([`BsuiteId::steps_per_episode`]).
 pub fn expected_agent_steps(id: BsuiteId, episodes: usize) -> f64 {
-    let setting = |name: &str| setting(id, name);
-    let length = match id.experiment().name {
-        n if n.starts_with("bandit") || n.starts_with("mnist") => 1.0,
-        n if n.starts_with("catch") => 9.0,
-        n if n.starts_with("cartpole") => 800.0,
-        n if n.starts_with("mountain_car") => 300.0,
-        n if n.starts_with("deep_sea") => setting("size"),
-        "discounting_chain" => 100.0,
-        "memory_len" => setting("memory_length") + 1.0,
-        "memory_size" => 3.0,
-        "umbrella_length" => setting("chain_length"),
-        "umbrella_distract" => 20.0,
-        _ => 100.0,
-    };
-    episodes as f64 * length.max(1.0)
+    episodes as f64 * id.steps_per_episode().max(1.0)
 }
 
 fn agent_setup(id: BsuiteId, env: &dyn Environment, options: &RunnerOptions) -> AgentSetup {
@@ -560,7 +557,7 @@ fn run_batch(
     for p in &batch.members {
         match open(p, options) {
             Ok((env, setup)) => members.push((p.clone(), env, setup)),
-            Err(message) => fail(p, message),
+            Err(error) => fail(p, error.to_string()),
         }
     }
     if members.is_empty() {
@@ -650,11 +647,11 @@ fn run_batch(
 }
 
 /// The logged environment and agent setup of an id about to run.
-fn open(p: &Pending, options: &RunnerOptions) -> Result<(LoggedEnv, AgentSetup), String> {
-    let env = p.id.load().map_err(|e| e.to_string())?;
+fn open(p: &Pending, options: &RunnerOptions) -> Result<(LoggedEnv, AgentSetup), StartError> {
+    let env = p.id.load().map_err(|error| StartError::Load { error })?;
     let setup = agent_setup(p.id, &*env, options);
     let logger = CsvLogger::create(&p.id, &options.results_dir, p.run.overwrite)
-        .map_err(|e| e.to_string())?;
+        .map_err(|error| StartError::Log { error })?;
     Ok((
         Logging::new(env, logger).final_episode(p.run.num_episodes),
         setup,

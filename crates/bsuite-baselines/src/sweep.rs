@@ -7,10 +7,10 @@ use std::sync::atomic::Ordering;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use bsuite_envs::{BsuiteId, IdError};
+use bsuite_envs::{BsuiteId, IdError, LoadError};
 
 use crate::factory::{AgentEntry, ComputeDevice};
-use crate::runner::{self, IdReport, Outcome, Progress, Replaced, RunnerOptions, Shard};
+use crate::runner::{self, IdReport, Outcome, Progress, Replaced, RunError, RunnerOptions, Shard};
 
 /// The options of a sweep, as `cargo xtask bench-all` and `bsuite-run` take them.
 #[derive(Clone, Debug)]
@@ -74,12 +74,70 @@ pub struct SweepArgs {
 }
 
 /// A count of at least 1, for the command line.
-pub fn positive(text: &str) -> Result<usize, String> {
+///
+/// ```
+/// use bsuite_baselines::sweep::{positive, ParseCountError};
+///
+/// assert_eq!(positive("3"), Ok(3));
+/// assert_eq!(positive("0"), Err(ParseCountError::Zero));
+/// assert_eq!(positive("0").unwrap_err().to_string(), "must be at least 1");
+/// assert!(positive("-1").is_err());
+/// ```
+pub fn positive(text: &str) -> Result<usize, ParseCountError> {
     match text.parse::<usize>() {
-        Ok(0) => Err("must be at least 1".into()),
+        Ok(0) => Err(ParseCountError::Zero),
         Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
+        Err(error) => Err(ParseCountError::NotANumber { error }),
     }
+}
+
+/// A count ([`positive`]) that is not a whole number of at least 1.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseCountError {
+    /// The count is 0.
+    #[error("must be at least 1")]
+    Zero,
+    /// The text is not a whole number.
+    #[error("{error}")]
+    NotANumber {
+        /// Why.
+        error: std::num::ParseIntError,
+    },
+}
+
+/// Why a sweep ([`run_sweep`]) failed. Each message is whole: the underlying error is part of
+/// it, not a separate source.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// A selector names no ids.
+    #[error("{error}")]
+    Ids {
+        /// Why.
+        error: IdError,
+    },
+    /// The calibration of `--estimate` could not load an environment.
+    #[error("{error}")]
+    Estimate {
+        /// Why.
+        error: LoadError,
+    },
+    /// The sweep could not run at all.
+    #[error("{error}")]
+    Run {
+        /// Why.
+        error: RunError,
+    },
+    /// The sweep ran, but some ids failed (each one's report says why); the other ids'
+    /// results are kept.
+    #[error(
+        "{} id(s) failed: {}; the other ids' results are kept, and re-running resumes",
+        .ids.len(),
+        .ids.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    )]
+    Failed {
+        /// The ids that failed, in the order they were selected.
+        ids: Vec<BsuiteId>,
+    },
 }
 
 impl SweepArgs {
@@ -139,8 +197,12 @@ pub fn select_ids(selectors: &[String]) -> Result<Vec<BsuiteId>, IdError> {
 /// on a terminal, else one line per finished id on standard output), then a summary line.
 /// `name` prefixes the messages. Fails, after the summary, when any id failed; the other
 /// ids' results are kept.
-pub fn run_sweep(name: &str, agent: AgentEntry, args: &SweepArgs) -> Result<Vec<IdReport>, String> {
-    let ids = args.ids().map_err(|e| e.to_string())?;
+pub fn run_sweep(
+    name: &str,
+    agent: AgentEntry,
+    args: &SweepArgs,
+) -> Result<Vec<IdReport>, SweepError> {
+    let ids = args.ids().map_err(|error| SweepError::Ids { error })?;
     let options = args.runner_options();
     if args.estimate {
         eprintln!(
@@ -149,7 +211,8 @@ pub fn run_sweep(name: &str, agent: AgentEntry, args: &SweepArgs) -> Result<Vec<
             ids.chunk_by(|a, b| a.experiment().name == b.experiment().name)
                 .count()
         );
-        let estimate = crate::estimate::estimate(agent, &ids, &options)?;
+        let estimate = crate::estimate::estimate(agent, &ids, &options)
+            .map_err(|error| SweepError::Estimate { error })?;
         crate::estimate::print(agent.name, &estimate);
         return Ok(Vec::new());
     }
@@ -181,7 +244,8 @@ pub fn run_sweep(name: &str, agent: AgentEntry, args: &SweepArgs) -> Result<Vec<
             let _ = ticker.join();
         }
         reports
-    })?;
+    })
+    .map_err(|error| SweepError::Run { error })?;
     summarise(name, &reports, start.elapsed(), &options.results_dir)?;
     Ok(reports)
 }
@@ -191,7 +255,7 @@ fn summarise(
     reports: &[IdReport],
     elapsed: Duration,
     results_dir: &Path,
-) -> Result<(), String> {
+) -> Result<(), SweepError> {
     let (mut ran, mut skipped, mut steps) = (0, 0, 0u64);
     let mut failed = Vec::new();
     for report in reports {
@@ -219,15 +283,9 @@ fn summarise(
     for report in &failed {
         eprintln!("  {report}");
     }
-    Err(format!(
-        "{} id(s) failed: {}; the other ids' results are kept, and re-running resumes",
-        failed.len(),
-        failed
-            .iter()
-            .map(|r| r.id.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))
+    Err(SweepError::Failed {
+        ids: failed.iter().map(|r| r.id).collect(),
+    })
 }
 
 /// A progress bar on a terminal, or one line per finished id otherwise.
@@ -321,8 +379,21 @@ mod tests {
     #[test]
     fn episode_counts_must_be_positive() {
         assert_eq!(positive("3"), Ok(3));
-        assert_eq!(positive("0"), Err("must be at least 1".into()));
-        assert!(positive("-1").is_err());
+        assert_eq!(positive("0"), Err(ParseCountError::Zero));
+        assert_eq!(positive("0").unwrap_err().to_string(), "must be at least 1");
+        let err = positive("-1").unwrap_err();
+        assert!(matches!(err, ParseCountError::NotANumber { .. }), "{err}");
+        assert_eq!(err.to_string(), "invalid digit found in string");
+    }
+
+    #[test]
+    fn failed_ids_are_listed() {
+        let ids = select_ids(&["catch/3".into(), "bandit/0".into()]).unwrap();
+        assert_eq!(
+            SweepError::Failed { ids }.to_string(),
+            "2 id(s) failed: bandit/0, catch/3; the other ids' results are kept, and \
+             re-running resumes"
+        );
     }
 
     #[test]

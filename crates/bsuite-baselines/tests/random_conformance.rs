@@ -17,7 +17,7 @@ use bsuite_baselines::random::Random;
 use bsuite_baselines::runner::{run_ids, Outcome, Progress, RunnerOptions};
 use bsuite_baselines::{BatchAgent, OneByOne};
 use bsuite_envs::BsuiteId;
-use bsuite_logging::csv_logging::file_name;
+use bsuite_logging::results::file_name;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/random_results")

@@ -158,7 +158,7 @@ fn same_seed_same_csv_other_seed_other_csv() {
             }
             ids.iter()
                 .map(|id| {
-                    let name = bsuite_logging::csv_logging::file_name(id);
+                    let name = bsuite_logging::results::file_name(id);
                     std::fs::read_to_string(options.results_dir.join(name)).unwrap()
                 })
                 .collect::<Vec<_>>()
@@ -183,7 +183,11 @@ fn devices_are_checked() {
     );
     if !tch::Cuda::is_available() {
         let err = tch_agents::check_device(ComputeDevice::Cuda(0)).unwrap_err();
-        assert!(err.contains("CUDA is not available"), "{err}");
+        assert!(
+            matches!(err, tch_agents::DeviceError::NoCuda { .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("CUDA is not available"), "{err}");
     }
 }
 

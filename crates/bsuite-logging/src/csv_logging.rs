@@ -23,22 +23,7 @@ use bsuite_envs::{BsuiteId, InfoValue};
 
 use crate::logger::{LogError, Logger, Row};
 use crate::pyfmt::write_float_repr;
-
-/// Prefix of every bsuite results file name.
-pub const BSUITE_PREFIX: &str = "bsuite_id_-_";
-
-/// The results file name of `id`: `bsuite_id_-_<experiment>-<index>.csv`.
-///
-/// ```
-/// let id = "deep_sea_stochastic/12".parse().unwrap();
-/// assert_eq!(
-///     bsuite_logging::csv_logging::file_name(&id),
-///     "bsuite_id_-_deep_sea_stochastic-12.csv"
-/// );
-/// ```
-pub fn file_name(id: &BsuiteId) -> String {
-    format!("{BSUITE_PREFIX}{}-{}.csv", id.experiment().name, id.index())
-}
+use crate::results::file_name;
 
 /// The temporary file a rewrite of `path` goes through; hidden, and not ending in `.csv`,
 /// so bsuite's loader (which globs `*.csv`) never sees it.
@@ -197,7 +182,8 @@ impl Shared {
 }
 
 impl CsvLogger {
-    /// Prepares `results_dir/bsuite_id_-_<experiment>-<index>.csv`, creating the directory.
+    /// Prepares `results_dir/bsuite_id_-_<experiment>-<index>.csv` ([`file_name`]), creating
+    /// the directory.
     ///
     /// An existing file is an error ([`LogError::Exists`]) unless `overwrite`; with
     /// `overwrite` it is replaced at the first row, as in bsuite.

@@ -37,4 +37,4 @@ mod wrapper;
 pub use csv_logging::CsvLogger;
 pub use logger::{LogError, Logger, Row};
 pub use terminal_logging::TerminalLogger;
-pub use wrapper::{Logging, STANDARD_KEYS};
+pub use wrapper::Logging;

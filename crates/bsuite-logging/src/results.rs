@@ -29,10 +29,12 @@ use std::path::{Path, PathBuf};
 
 use bsuite_envs::{BsuiteId, Experiment, Settings};
 
-/// The prefix of every bsuite result file name.
+/// The prefix of every bsuite result file name: bsuite's loader reads only `*.csv` files
+/// that start with it.
 pub const FILE_PREFIX: &str = "bsuite_id_-_";
 
-/// The five columns every bsuite CSV starts with, in the reference's order.
+/// The five columns every bsuite CSV starts with, in the reference's order: the header is
+/// these, then the experiment's `bsuite_info()` columns.
 pub const STANDARD_COLUMNS: [&str; 5] = [
     "steps",
     "episode",
@@ -41,27 +43,15 @@ pub const STANDARD_COLUMNS: [&str; 5] = [
     "episode_return",
 ];
 
-/// The `bsuite_info()` columns an experiment's files carry after the standard five.
-///
-/// Returns `None` for a name that is not one of the 23 experiments.
-pub fn info_columns(experiment: &str) -> Option<&'static [&'static str]> {
-    bsuite_envs::experiment(experiment)?;
-    let base = experiment
-        .trim_end_matches("_noise")
-        .trim_end_matches("_scale");
-    Some(match base {
-        "bandit" | "catch" | "mnist" | "umbrella_distract" | "umbrella_length" => &["total_regret"],
-        "cartpole" => &["raw_return", "best_episode"],
-        "cartpole_swingup" => &["raw_return", "total_upright", "best_episode"],
-        "mountain_car" => &["raw_return"],
-        "deep_sea" | "deep_sea_stochastic" => &["total_bad_episodes", "denoised_return"],
-        "memory_len" | "memory_size" => &["total_perfect", "total_regret"],
-        _ => &[],
-    })
-}
-
 /// The file name of a bsuite_id's results, as bsuite writes it: `catch/0` becomes
-/// `bsuite_id_-_catch-0.csv`.
+/// `bsuite_id_-_catch-0.csv`. [`id_from_file_name`] reads it back.
+///
+/// ```
+/// use bsuite_logging::results::file_name;
+///
+/// let id = "deep_sea_stochastic/12".parse().unwrap();
+/// assert_eq!(file_name(&id), "bsuite_id_-_deep_sea_stochastic-12.csv");
+/// ```
 pub fn file_name(id: &BsuiteId) -> String {
     format!("{FILE_PREFIX}{}-{}.csv", id.experiment().name, id.index())
 }
@@ -558,6 +548,35 @@ pub fn read_run(path: &Path) -> Result<RunTable, ReadError> {
     parse_run(id, path, &bytes)
 }
 
+/// The last episode the results file at `path` logged, or `None` where there is no file:
+/// what a resumed run compares with its episode count. The file is read whole with the strict
+/// reader ([`read_run`]), so a damaged file is an error, never a count.
+///
+/// ```
+/// use bsuite_logging::results::{file_name, logged_episodes};
+///
+/// let dir = std::env::temp_dir().join(format!("bsuite-logged-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join(file_name(&"bandit/0".parse().unwrap()));
+/// assert_eq!(logged_episodes(&path).unwrap(), None);
+/// let header = "steps,episode,total_return,episode_len,episode_return,total_regret\n";
+/// std::fs::write(&path, format!("{header}1,1,1.0,1,1.0,0.0\n2,2,2.0,1,1.0,0.0\n")).unwrap();
+/// assert_eq!(logged_episodes(&path).unwrap(), Some(2));
+/// std::fs::write(&path, format!("{header}1,1,1.0,1,1.0,0.0\n2,2,nan,1,1.0,0.0\n")).unwrap();
+/// let damaged = logged_episodes(&path).unwrap_err().to_string();
+/// assert!(damaged.ends_with(".csv:3: column 'total_return': 'nan' is not finite"), "{damaged}");
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn logged_episodes(path: &Path) -> Result<Option<u64>, ReadError> {
+    match read_run(path) {
+        Ok(run) => Ok(Some(run.last_episode())),
+        Err(ReadError::Io { error, .. }) if error.kind() == std::io::ErrorKind::NotFound => {
+            Ok(None)
+        }
+        Err(error) => Err(error),
+    }
+}
+
 /// Parses the CSV text of `id`'s results; `path` only names the file in errors.
 ///
 /// Never panics, whatever the bytes.
@@ -603,7 +622,7 @@ pub fn parse_run(id: BsuiteId, path: &Path, bytes: &[u8]) -> Result<RunTable, Re
     let experiment = id.experiment();
     let required: Vec<&'static str> = STANDARD_COLUMNS
         .iter()
-        .chain(info_columns(experiment.name).unwrap_or(&[]))
+        .chain(experiment.info_columns)
         .copied()
         .collect();
     let missing: Vec<String> = required
@@ -916,16 +935,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn info_columns_match_the_environments() {
-        for e in bsuite_envs::experiments() {
-            let env = e.ids().next().unwrap().load().unwrap();
-            let keys: Vec<&str> = env.bsuite_info().into_iter().map(|(k, _)| k).collect();
-            assert_eq!(info_columns(e.name).unwrap(), keys.as_slice(), "{}", e.name);
-        }
-        assert!(info_columns("nonsense").is_none());
-    }
-
     fn fixtures() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/random_results")
     }
@@ -948,7 +957,7 @@ mod tests {
         let bandit = &set.runs[0];
         assert_eq!(bandit.id().to_string(), "bandit/0");
         assert_eq!(bandit.num_rows(), 49);
-        // SPEC 13.3: the final row of bandit/0.
+        // Reference value: the final row of bandit/0.
         let last = |c: &str| *bandit.values(c).unwrap().last().unwrap();
         assert_eq!(last("total_return"), 4952.799999999973);
         assert_eq!(last("total_regret"), 5047.200000000025);

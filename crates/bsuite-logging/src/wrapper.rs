@@ -5,16 +5,8 @@ use bsuite_envs::{ActionError, ActionSpec, BsuiteInfo, Environment, InfoValue};
 use bsuite_envs::{ObservationSpec, StepType, TimeStep};
 
 use crate::logger::{LogError, Logger};
+use crate::results::STANDARD_COLUMNS;
 use crate::schedule::next_log_point;
-
-/// The five columns every bsuite row starts with, in order.
-pub const STANDARD_KEYS: [&str; 5] = [
-    "steps",
-    "episode",
-    "total_return",
-    "episode_len",
-    "episode_return",
-];
 
 /// An [`Environment`] that logs bsuite's counters to a [`Logger`] while passing timesteps
 /// through unchanged.
@@ -170,14 +162,17 @@ impl<E: Environment, L: Logger> Logging<E, L> {
     /// The row bsuite's `_log_bsuite_data` writes now.
     pub fn row(&self) -> BsuiteInfo {
         let info = self.env.bsuite_info();
-        let mut row = Vec::with_capacity(STANDARD_KEYS.len() + info.len());
-        row.extend([
-            ("steps", InfoValue::Int(self.steps as i64)),
-            ("episode", InfoValue::Int(self.episode as i64)),
-            ("total_return", InfoValue::Float(self.total_return)),
-            ("episode_len", InfoValue::Int(self.episode_len as i64)),
-            ("episode_return", InfoValue::Float(self.episode_return)),
-        ]);
+        let mut row = Vec::with_capacity(STANDARD_COLUMNS.len() + info.len());
+        // In STANDARD_COLUMNS' order: steps, episode, total_return, episode_len,
+        // episode_return.
+        let values = [
+            InfoValue::Int(self.steps as i64),
+            InfoValue::Int(self.episode as i64),
+            InfoValue::Float(self.total_return),
+            InfoValue::Int(self.episode_len as i64),
+            InfoValue::Float(self.episode_return),
+        ];
+        row.extend(STANDARD_COLUMNS.into_iter().zip(values));
         row.extend(info);
         row
     }

@@ -17,8 +17,8 @@ struct Cli {
     args: SweepArgs,
 }
 
-fn run(args: SweepArgs) -> Result<(), String> {
-    let agent = factory::agent(&args.agent).map_err(|e| e.to_string())?;
+fn run(args: SweepArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let agent = factory::agent(&args.agent)?;
     tch_agents::check_device(args.device)?;
     sweep::run_sweep("bsuite-run", agent, &args)?;
     Ok(())

@@ -58,23 +58,42 @@ use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
 ///
 /// assert_eq!(bsuite_baselines::tch_agents::check_device(ComputeDevice::Cpu), Ok(tch::Device::Cpu));
 /// ```
-pub fn check_device(device: ComputeDevice) -> Result<Device, String> {
+pub fn check_device(device: ComputeDevice) -> Result<Device, DeviceError> {
     let index = match device {
         ComputeDevice::Cpu => return Ok(Device::Cpu),
         ComputeDevice::Cuda(index) => index,
     };
     if !tch::Cuda::is_available() {
-        return Err(format!(
-            "--device {device}: CUDA is not available to this build (no NVIDIA GPU or driver, \
-             or LibTorch's CUDA libraries are not loaded; `cargo xtask bench-all ... --device \
-             cuda` installs LibTorch's CUDA variant on a machine with a GPU); use --device cpu"
-        ));
+        return Err(DeviceError::NoCuda { device });
     }
     let count = tch::Cuda::device_count() as usize;
     if index >= count {
-        return Err(format!("--device {device}: only {count} CUDA device(s)"));
+        return Err(DeviceError::NoSuchDevice { device, count });
     }
     Ok(Device::Cuda(index))
+}
+
+/// Why the LibTorch agents cannot compute on the asked-for device ([`check_device`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceError {
+    /// CUDA was asked for, and this build or machine has none.
+    #[error(
+        "--device {device}: CUDA is not available to this build (no NVIDIA GPU or driver, \
+         or LibTorch's CUDA libraries are not loaded; `cargo xtask bench-all ... --device \
+         cuda` installs LibTorch's CUDA variant on a machine with a GPU); use --device cpu"
+    )]
+    NoCuda {
+        /// The device asked for.
+        device: ComputeDevice,
+    },
+    /// A CUDA device beyond those the machine has.
+    #[error("--device {device}: only {count} CUDA device(s)")]
+    NoSuchDevice {
+        /// The device asked for.
+        device: ComputeDevice,
+        /// The CUDA devices there are.
+        count: usize,
+    },
 }
 
 /// The LibTorch device of an agent's setup (checked by [`check_device`] before a run).
