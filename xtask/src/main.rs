@@ -9,6 +9,7 @@ mod bench_score;
 mod ids;
 mod libtorch;
 mod report;
+mod results_dirs;
 mod score;
 mod test;
 mod trace;

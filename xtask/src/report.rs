@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use bsuite_analysis::Agent;
+use bsuite_analysis::AgentResults;
+use bsuite_logging::results::FILE_PREFIX;
 use clap::Args;
+
+use crate::results_dirs::{load_agent, parse_results};
 
 /// Options of `cargo xtask report`.
 #[derive(Args, Debug)]
@@ -41,55 +44,6 @@ pub struct ReportCheckArgs {
     /// The report directory written by `cargo xtask report`.
     #[arg(value_name = "DIR", default_value = "report")]
     pub dir: PathBuf,
-}
-
-/// Reads a results argument: `NAME=DIR`, or `DIR` (named after its last component). The
-/// older `DIR=NAME` form of `report` is accepted with a hint. Shared by `score` and
-/// `report`, so both name agents the same way.
-pub fn parse_results(arg: &str) -> Result<(PathBuf, String)> {
-    let is_dir = |p: &str| !p.is_empty() && Path::new(p).is_dir();
-    let (dir, name) = match arg.split_once('=') {
-        Some((left, right)) if is_dir(right) || !is_dir(left) => {
-            if left.trim().is_empty() {
-                bail!("{arg}: the agent name before '=' is empty (NAME=DIR)");
-            }
-            (PathBuf::from(right), Some(left.to_string()))
-        }
-        Some((left, right)) => {
-            eprintln!("note: {arg}: reading it as DIR=NAME; write {right}={left} (NAME=DIR)");
-            if right.trim().is_empty() {
-                bail!("{arg}: the agent name is empty (NAME=DIR)");
-            }
-            (PathBuf::from(left), Some(right.to_string()))
-        }
-        None => (PathBuf::from(arg), None),
-    };
-    if dir.as_os_str().is_empty() {
-        bail!("{arg}: the directory is empty (NAME=DIR)");
-    }
-    if !dir.exists() {
-        bail!("results directory {} does not exist", dir.display());
-    }
-    if !dir.is_dir() {
-        bail!("results path {} is not a directory", dir.display());
-    }
-    let name = match name {
-        Some(name) => name,
-        None => {
-            let absolute = dir
-                .canonicalize()
-                .with_context(|| format!("reading results directory {}", dir.display()))?;
-            match absolute.file_name().and_then(|n| n.to_str()) {
-                Some(n) => n.to_string(),
-                None => bail!(
-                    "cannot name the agent of {}; give a name with NAME={}",
-                    dir.display(),
-                    dir.display()
-                ),
-            }
-        }
-    };
-    Ok((dir, name))
 }
 
 /// `path` made absolute with symbolic links resolved, also when it does not exist yet (its
@@ -130,9 +84,8 @@ fn default_results(root: &Path) -> Result<Vec<String>> {
     for entry in entries {
         let path = entry?.path();
         let has_csv = path.is_dir()
-            && std::fs::read_dir(&path)?.any(|f| {
-                f.is_ok_and(|f| f.file_name().to_string_lossy().starts_with("bsuite_id_-_"))
-            });
+            && std::fs::read_dir(&path)?
+                .any(|f| f.is_ok_and(|f| f.file_name().to_string_lossy().starts_with(FILE_PREFIX)));
         if has_csv {
             dirs.push(path.to_string_lossy().into_owned());
         }
@@ -176,10 +129,10 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         dirs.push(dir);
         names.push(name);
     }
-    let agents: Vec<Agent> = dirs
+    let agents: Vec<AgentResults> = dirs
         .iter()
         .zip(&names)
-        .map(|(dir, name)| crate::score::load_agent(name, dir, args.lenient))
+        .map(|(dir, name)| load_agent(name, dir, args.lenient))
         .collect::<Result<_>>()?;
     for agent in &agents {
         for skipped in &agent.skipped {
@@ -253,20 +206,6 @@ mod tests {
     }
 
     #[test]
-    fn agent_name_comes_from_the_directory_unless_given() {
-        let dir = fixtures();
-        let (_, name) = parse_results(dir.to_str().unwrap()).unwrap();
-        assert_eq!(name, "random_results");
-        let (path, name) = parse_results(&format!("dqn={}", dir.display())).unwrap();
-        assert_eq!((path, name.as_str()), (dir.clone(), "dqn"));
-        // The older DIR=NAME form still reads the same.
-        let (path, name) = parse_results(&format!("{}=dqn", dir.display())).unwrap();
-        assert_eq!((path, name.as_str()), (dir.clone(), "dqn"));
-        let (_, name) = parse_results(&format!("{}/", dir.display())).unwrap();
-        assert_eq!(name, "random_results");
-    }
-
-    #[test]
     fn default_results_are_the_agent_directories_with_csvs() {
         let root =
             std::env::temp_dir().join(format!("bsuite-report-default-{}", std::process::id()));
@@ -285,21 +224,6 @@ mod tests {
         let names: Vec<&str> = dirs.iter().map(|d| d.rsplit('/').next().unwrap()).collect();
         assert_eq!(names, ["a2c", "dqn"]);
         std::fs::remove_dir_all(&root).unwrap();
-    }
-
-    #[test]
-    fn missing_directories_and_empty_names_are_errors() {
-        let err = parse_results("/no/such/results").unwrap_err().to_string();
-        assert!(err.contains("/no/such/results does not exist"), "{err}");
-        let err = parse_results(&format!("={}", fixtures().display()))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("agent name before '=' is empty"), "{err}");
-        let file = fixtures().join("bsuite_id_-_bandit-0.csv");
-        let err = parse_results(file.to_str().unwrap())
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("is not a directory"), "{err}");
     }
 
     #[test]

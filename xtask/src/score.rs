@@ -2,13 +2,13 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::Path;
 
-use anyhow::{anyhow, bail, Result};
-use bsuite_analysis::{summarize, Agent, Score, Summary};
-use bsuite_logging::results::ReadError;
+use anyhow::Result;
+use bsuite_analysis::{summarize, AgentResults, Score, Summary};
 use clap::Args;
 use serde_json::{json, Map, Value};
+
+use crate::results_dirs::load_agents;
 
 /// Arguments of `cargo xtask score`.
 #[derive(Args)]
@@ -55,32 +55,6 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     Ok(())
 }
 
-/// Reads `[NAME=]DIR` arguments into agents with distinct names.
-pub fn load_agents(dirs: &[String], lenient: bool) -> Result<Vec<Agent>> {
-    let mut agents: Vec<Agent> = Vec::new();
-    for arg in dirs {
-        let (dir, name) = crate::report::parse_results(arg)?;
-        if agents.iter().any(|a| a.name == name) {
-            bail!("two results directories are both named '{name}'; name them with NAME=DIR");
-        }
-        agents.push(load_agent(&name, &dir, lenient)?);
-    }
-    Ok(agents)
-}
-
-/// Reads one agent's results directory: strictly, or skipping malformed files.
-pub fn load_agent(name: &str, dir: &Path, lenient: bool) -> Result<Agent> {
-    if lenient {
-        return Ok(Agent::load_lenient(name, dir)?);
-    }
-    Agent::load(name, dir).map_err(|err| match err {
-        ReadError::Malformed { .. } | ReadError::FileName { .. } => {
-            anyhow!("{err}\n(pass --lenient to skip malformed result files)")
-        }
-        other => other.into(),
-    })
-}
-
 fn number(score: Score) -> Value {
     match score {
         Score::Value(v) => json!(v),
@@ -119,7 +93,7 @@ fn cell(score: Score, finished: bool, width: usize) -> String {
 }
 
 /// The readable report: experiments and tags with one score column per agent, then notes.
-fn table(agents: &[Agent], summaries: &[Summary], with_ids: bool) -> String {
+fn table(agents: &[AgentResults], summaries: &[Summary], with_ids: bool) -> String {
     let mut out = String::new();
     let w = summaries.iter().map(|s| s.agent.len()).fold(6, usize::max);
     for (agent, summary) in agents.iter().zip(summaries) {

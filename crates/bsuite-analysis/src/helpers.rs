@@ -5,10 +5,19 @@
 //! The rows of one agent and experiment are the runs' rows concatenated in sweep order (the
 //! reference's frame order, up to its filesystem-dependent file order).
 
+use bsuite_envs::Experiment;
 use bsuite_logging::results::RunTable;
 
 use crate::numeric;
 use crate::score::{Score, Undefined};
+
+/// The runs of `experiment` among `runs`, in the given order.
+pub(crate) fn only<'a>(runs: &[&'a RunTable], experiment: &Experiment) -> Vec<&'a RunTable> {
+    runs.iter()
+        .copied()
+        .filter(|r| r.experiment().name == experiment.name)
+        .collect()
+}
 
 /// The values of a column that the reader guarantees for the run's experiment.
 pub(crate) fn column<'r>(run: &'r RunTable, name: &str) -> &'r [f64] {

@@ -6,9 +6,9 @@
 //! the data behind the standard plots ([`plot`], [`figures`]).
 //!
 //! ```no_run
-//! use bsuite_analysis::{summarize, Agent};
+//! use bsuite_analysis::{summarize, AgentResults};
 //!
-//! let agent = Agent::load("dqn", "results/dqn".as_ref()).unwrap();
+//! let agent = AgentResults::load("dqn", "results/dqn".as_ref()).unwrap();
 //! let summary = summarize(&agent);
 //! for e in &summary.experiments {
 //!     let state = if e.progress.finished() { "" } else { " (unfinished)" };
@@ -18,7 +18,7 @@
 //!
 //! # Unfinished and partial runs
 //!
-//! Scores follow the reference on partial data (SPEC 6.3.1): regret scores are read at the
+//! Scores follow the reference on partial data (docs/quirks.md, partial runs): regret scores are read at the
 //! furthest logged episode (at most the experiment's episode count) over the runs that
 //! reached it. Where the reference's score is NaN, ours is [`Score::Undefined`] with the
 //! reason; whether runs are finished is reported separately in [`Progress`], and an
@@ -36,7 +36,7 @@
 //! # Deliberate differences
 //!
 //! Where the reference is only broken by its pandas version we implement the intended
-//! meaning: deep_sea's `find_solution` (`Series.append`, SPEC quirk 20) and the radar chart's
+//! meaning: deep_sea's `find_solution` (`Series.append`, quirk 20 in docs/quirks.md) and the radar chart's
 //! per-tag mean (quirk 21). Tags are in sorted order (quirk 19). Result files are named by
 //! suffix, not by stripping characters (quirk 17). Unchanged on purpose: mnist's NaN score
 //! before episode 9000 (quirk 22, as [`Undefined::NoEpisodeInAccuracyWindow`]) and the
@@ -46,8 +46,10 @@
 
 #![deny(missing_docs)]
 
+pub mod agent_results;
 pub mod agreement;
 pub mod experiments;
+pub mod figure_parts;
 pub mod figures;
 pub mod helpers;
 pub mod numeric;
@@ -56,5 +58,6 @@ pub mod score;
 pub mod smoothers;
 mod summary;
 
+pub use agent_results::AgentResults;
 pub use score::{ExperimentScore, IdScore, Progress, Score, TagScore, Undefined};
-pub use summary::{compare, summarize, Agent, Summary};
+pub use summary::{compare, summarize, Summary};

@@ -31,34 +31,6 @@ pub const BAD_COLOUR: &str = "#d73027";
 /// Colour of points that meet a threshold (the reference's blue).
 pub const GOOD_COLOUR: &str = "#313695";
 
-/// The bar chart's x order of experiments (`_ORDERED_EXPERIMENTS`): the basic five, their
-/// noise and scale variants, then exploration, credit assignment and memory.
-pub const ORDERED_EXPERIMENTS: [&str; 23] = [
-    "bandit",
-    "mnist",
-    "catch",
-    "mountain_car",
-    "cartpole",
-    "bandit_noise",
-    "mnist_noise",
-    "catch_noise",
-    "mountain_car_noise",
-    "cartpole_noise",
-    "bandit_scale",
-    "mnist_scale",
-    "catch_scale",
-    "mountain_car_scale",
-    "cartpole_scale",
-    "deep_sea",
-    "deep_sea_stochastic",
-    "cartpole_swingup",
-    "umbrella_length",
-    "umbrella_distract",
-    "discounting_chain",
-    "memory_len",
-    "memory_size",
-];
-
 /// Experiment types in the bar chart's legend order (`_ORDERED_TYPES`); type `k` is coloured
 /// `CATEGORICAL_COLOURS[k]` (see [`type_colour`]).
 pub const ORDERED_TYPES: [Tag; 6] = [
@@ -318,7 +290,7 @@ pub struct RadarAgent {
 pub struct BarChart {
     /// The agents, in order (one facet row each in the per-agent chart).
     pub agents: Vec<String>,
-    /// The x order of experiments ([`ORDERED_EXPERIMENTS`] restricted to those scored).
+    /// The x order of experiments ([`crate::experiments::in_plot_order`] restricted to those scored).
     pub experiments: Vec<&'static str>,
     /// One bar per agent and scored experiment.
     pub bars: Vec<Bar>,
@@ -371,9 +343,5 @@ mod tests {
         let mut sorted = RADAR_TAGS.map(Tag::as_str);
         sorted.sort();
         assert_eq!(sorted, RADAR_TAGS.map(Tag::as_str));
-        let mut all = ORDERED_EXPERIMENTS.to_vec();
-        all.sort();
-        let names: Vec<&str> = bsuite_envs::experiments().iter().map(|e| e.name).collect();
-        assert_eq!(all, names);
     }
 }

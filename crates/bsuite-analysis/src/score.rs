@@ -22,7 +22,7 @@ pub enum Undefined {
     /// NUM_EPISODES)`), e.g. every run went past NUM_EPISODES without logging it.
     NoRowAtEvaluationEpisode,
     /// mnist's accuracy half needs a logged episode after 90% of the run (episode > 9000);
-    /// no run has one yet. The reference scores such runs NaN (SPEC quirk 22).
+    /// no run has one yet. The reference scores such runs NaN (quirk 22 in docs/quirks.md).
     NoEpisodeInAccuracyWindow,
     /// Nothing left to score after the reference's filters, e.g. deep_sea_stochastic ignores
     /// episodes before 100.
@@ -32,6 +32,8 @@ pub enum Undefined {
     /// The log's numbers give an infinite score (e.g. mnist rows logged twice at one episode
     /// with different regrets, a division by zero episodes); bsuite never writes such logs.
     NonFinite,
+    /// An experiment [`bsuite_envs::register`]ed by a user: bsuite has no score for it.
+    NoScoreDefined,
 }
 
 impl Undefined {
@@ -43,6 +45,7 @@ impl Undefined {
             Undefined::NoRowsToScore => "no rows left to score",
             Undefined::NoScoredExperiment => "no scored experiment",
             Undefined::NonFinite => "the log gives a non-finite score",
+            Undefined::NoScoreDefined => "not a bsuite experiment; no score defined",
         }
     }
 }
@@ -104,7 +107,7 @@ pub struct Progress {
 
 impl Progress {
     /// The reference's `finished` flag: every id *with data* reached `NUM_EPISODES`. Missing
-    /// ids are not checked, so a partial sweep can be "finished" (SPEC quirk 23).
+    /// ids are not checked, so a partial sweep can be "finished" (quirk 23 in docs/quirks.md).
     pub fn finished(&self) -> bool {
         self.min_episode >= self.num_episodes
     }

@@ -1,65 +1,12 @@
 //! Per-id, per-experiment and per-tag scores of one or several agents.
 
-use std::path::Path;
-
 use bsuite_envs::Tag;
-use bsuite_logging::manifest::RunManifest;
-use bsuite_logging::results::{self, ReadError, ResultSet, RunTable, Skipped};
 
+use crate::agent_results::AgentResults;
 use crate::experiments;
 use crate::numeric;
 use crate::plot::RADAR_TAGS;
 use crate::score::{ExperimentScore, IdScore, Progress, Score, TagScore, Undefined};
-
-/// One agent's results: a name and its runs (one per bsuite_id, in sweep order).
-#[derive(Debug)]
-pub struct Agent {
-    /// The name shown in tables and legends.
-    pub name: String,
-    /// The runs.
-    pub runs: Vec<RunTable>,
-    /// Files of the results directory that were not loaded, and why.
-    pub skipped: Vec<Skipped>,
-    /// What the directory's `bsuite_run.json` says wrote it, where it has a readable one.
-    pub manifest: Option<RunManifest>,
-}
-
-impl Agent {
-    /// An agent from results already read.
-    pub fn new(name: impl Into<String>, results: ResultSet) -> Agent {
-        Agent {
-            name: name.into(),
-            runs: results.runs,
-            skipped: results.skipped,
-            manifest: None,
-        }
-    }
-
-    /// Reads an agent's results directory; any bad file is an error.
-    pub fn load(name: impl Into<String>, dir: &Path) -> Result<Agent, ReadError> {
-        Ok(Agent::new(name, results::load_dir(dir)?).with_manifest_of(dir))
-    }
-
-    /// Reads an agent's results directory, skipping bad files (listed in `skipped`).
-    pub fn load_lenient(name: impl Into<String>, dir: &Path) -> Result<Agent, ReadError> {
-        Ok(Agent::new(name, results::load_dir_lenient(dir)?).with_manifest_of(dir))
-    }
-
-    /// Attaches `dir`'s manifest; an unreadable one is left out, as it does not change
-    /// the scores.
-    fn with_manifest_of(mut self, dir: &Path) -> Agent {
-        self.manifest = RunManifest::read(dir).ok().flatten();
-        self
-    }
-
-    /// The runs of one experiment, in sweep order.
-    pub fn runs_of(&self, experiment: &str) -> Vec<&RunTable> {
-        self.runs
-            .iter()
-            .filter(|r| r.experiment().name == experiment)
-            .collect()
-    }
-}
 
 /// All scores of one agent, as the reference's `bsuite_score` and `ave_score_by_tag` give
 /// them, plus per-id scores.
@@ -70,7 +17,7 @@ pub struct Summary {
     /// One entry per experiment with data, in alphabetical order. Experiments without data
     /// are absent; see [`Summary::experiment`].
     pub experiments: Vec<ExperimentScore>,
-    /// All seven tags in sorted order (the reference's set order is arbitrary, SPEC quirk 19).
+    /// All seven tags in sorted order (the reference's set order is arbitrary, quirk 19 in docs/quirks.md).
     pub tags: Vec<TagScore>,
     /// Every id with data, in sweep order: its experiment's score on its rows alone.
     pub ids: Vec<IdScore>,
@@ -87,17 +34,17 @@ impl Summary {
         self.tags.iter().find(|t| t.tag == tag)
     }
 
-    /// True when every experiment with data is finished (the reference's flag, SPEC quirk 23).
+    /// True when every experiment with data is finished (the reference's flag, quirk 23 in docs/quirks.md).
     pub fn finished(&self) -> bool {
         self.experiments.iter().all(|e| e.progress.finished())
     }
 }
 
 /// Scores one agent: every experiment and id with data, and the seven tags.
-pub fn summarize(agent: &Agent) -> Summary {
+pub fn summarize(agent: &AgentResults) -> Summary {
     let mut experiments = Vec::new();
     for experiment in bsuite_envs::experiments() {
-        let runs = agent.runs_of(experiment.name);
+        let runs = agent.runs_of(experiment);
         let Some(min_episode) = runs.iter().map(|r| r.last_episode()).min() else {
             continue;
         };
@@ -134,7 +81,7 @@ pub fn summarize(agent: &Agent) -> Summary {
 }
 
 /// Scores several agents side by side, in the given order.
-pub fn compare(agents: &[Agent]) -> Vec<Summary> {
+pub fn compare(agents: &[AgentResults]) -> Vec<Summary> {
     agents.iter().map(summarize).collect()
 }
 

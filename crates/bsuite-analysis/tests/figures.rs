@@ -5,11 +5,11 @@ use std::path::Path;
 
 use bsuite_analysis::figures::{all_figures, bar_chart, experiment_figures, radar_chart};
 use bsuite_analysis::plot::{FigureKind, Mark, Shape};
-use bsuite_analysis::{summarize, Agent};
+use bsuite_analysis::{summarize, AgentResults};
 
-fn random_agent(name: &str) -> Agent {
+fn random_agent(name: &str) -> AgentResults {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/random_results");
-    Agent::load(name, &dir).unwrap()
+    AgentResults::load(name, &dir).unwrap()
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -162,7 +162,10 @@ fn group_colours_agree_across_agents() {
         let name = format!("bsuite_id_-_catch_noise-{index}.csv");
         std::fs::copy(fixtures.join(&name), partial.join(&name)).unwrap();
     }
-    let agents = [random_agent("all"), Agent::load("some", &partial).unwrap()];
+    let agents = [
+        random_agent("all"),
+        AgentResults::load("some", &partial).unwrap(),
+    ];
     std::fs::remove_dir_all(&partial).unwrap();
     let catch_noise = bsuite_envs::experiment("catch_noise").unwrap();
     let figures = experiment_figures(&agents, catch_noise);

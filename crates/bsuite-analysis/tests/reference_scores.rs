@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bsuite_analysis::{summarize, Agent, Score, Summary};
+use bsuite_analysis::{summarize, AgentResults, Score, Summary};
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
@@ -50,7 +50,7 @@ fn read_json(path: &Path) -> Value {
 
 #[test]
 fn random_agent_scores_equal_the_reference() {
-    let agent = Agent::load("random", &fixtures().join("random_results")).unwrap();
+    let agent = AgentResults::load("random", &fixtures().join("random_results")).unwrap();
     let summary = summarize(&agent);
     assert_matches_reference(
         &summary,
@@ -64,7 +64,7 @@ fn random_agent_scores_equal_the_reference() {
 /// the last bit: the means use numpy's pairwise summation over the rows in the same order.
 #[test]
 fn random_agent_scores_are_bit_exact_on_exactly_parsed_data() {
-    let agent = Agent::load("random", &fixtures().join("random_results")).unwrap();
+    let agent = AgentResults::load("random", &fixtures().join("random_results")).unwrap();
     let summary = summarize(&agent);
     let reference = read_json(&fixtures().join("random_scores_exact.json"));
     assert_matches_reference(&summary, &reference, 0.0);
@@ -103,7 +103,7 @@ fn unpack_scripted(name: &str) -> PathBuf {
 fn scripted_agent_scores_equal_the_reference() {
     for name in ["finished", "unfinished"] {
         let dir = unpack_scripted(name);
-        let summary = summarize(&Agent::load(name, &dir).unwrap());
+        let summary = summarize(&AgentResults::load(name, &dir).unwrap());
         let scores = fixtures().join("scripted_results").join(name);
         assert_matches_reference(&summary, &read_json(&scores.join("scores.json")), 1e-9);
         assert_matches_reference(&summary, &read_json(&scores.join("scores_exact.json")), 0.0);

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use bsuite_analysis::figures::{bar_chart, experiment_figures, radar_chart};
-use bsuite_analysis::{summarize, Agent, Score, Undefined};
+use bsuite_analysis::{summarize, AgentResults, Score, Undefined};
 use bsuite_logging::results::{parse_run, ResultSet, RunTable};
 
 fn fixture_runs() -> Vec<RunTable> {
@@ -79,7 +79,7 @@ fn mutated_files_never_panic_and_scores_stay_in_range() {
         }
         if round % 10 == 0 {
             let experiment = run.experiment();
-            let agent = Agent::new(
+            let agent = AgentResults::new(
                 "mutant",
                 ResultSet {
                     dir: "mutant".into(),
@@ -117,7 +117,7 @@ fn truncated(run: &RunTable, episode: f64) -> RunTable {
 fn unfinished_runs_are_explicit() {
     let runs = fixture_runs();
     let pick = |id: &str| runs.iter().find(|r| r.id().to_string() == id).unwrap();
-    let agent = Agent::new(
+    let agent = AgentResults::new(
         "partial",
         ResultSet {
             dir: "partial".into(),

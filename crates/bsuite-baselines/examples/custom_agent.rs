@@ -109,7 +109,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     })?;
     assert_eq!(reports.len(), ids.len());
 
-    let summary = bsuite_analysis::summarize(&bsuite_analysis::Agent::load("tabular_q", &results)?);
+    let summary =
+        bsuite_analysis::summarize(&bsuite_analysis::AgentResults::load("tabular_q", &results)?);
     for id in &summary.ids {
         println!("{:<16} score {}", id.id.to_string(), id.score);
     }

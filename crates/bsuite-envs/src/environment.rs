@@ -63,19 +63,23 @@ impl TimeStep {
         self.reward.unwrap_or(0.0)
     }
 
-    pub(crate) fn set_restart(&mut self) {
+    /// Makes this a FIRST timestep (no reward, no discount), as dm_env's `restart`; for
+    /// [`Dynamics::reset`], which then fills the observation.
+    pub fn set_restart(&mut self) {
         self.step_type = StepType::First;
         self.reward = None;
         self.discount = None;
     }
 
-    pub(crate) fn set_transition(&mut self, reward: f64) {
+    /// Makes this a MID timestep with `reward` and discount 1, as dm_env's `transition`.
+    pub fn set_transition(&mut self, reward: f64) {
         self.step_type = StepType::Mid;
         self.reward = Some(reward);
         self.discount = Some(1.0);
     }
 
-    pub(crate) fn set_termination(&mut self, reward: f64) {
+    /// Makes this a LAST timestep with `reward` and discount 0, as dm_env's `termination`.
+    pub fn set_termination(&mut self, reward: f64) {
         self.step_type = StepType::Last;
         self.reward = Some(reward);
         self.discount = Some(0.0);
@@ -83,7 +87,7 @@ impl TimeStep {
 
     /// Resizes the observation buffer to `len` zeros and returns it for filling.
     #[inline]
-    pub(crate) fn zeroed_observation(&mut self, len: usize) -> &mut [f32] {
+    pub fn zeroed_observation(&mut self, len: usize) -> &mut [f32] {
         self.observation.zeroed(len)
     }
 }
@@ -102,7 +106,8 @@ pub struct ObservationSpec {
 }
 
 impl ObservationSpec {
-    pub(crate) fn float32(shape: Vec<usize>, name: &'static str) -> Self {
+    /// A `float32` spec of `shape`, as every bsuite environment has.
+    pub fn float32(shape: Vec<usize>, name: &'static str) -> Self {
         ObservationSpec {
             shape,
             dtype: "float32",
@@ -131,7 +136,8 @@ pub struct ActionSpec {
 }
 
 impl ActionSpec {
-    pub(crate) fn new(num_actions: usize, dtype: &'static str) -> Self {
+    /// `num_actions` actions whose reference dtype is `dtype`.
+    pub fn new(num_actions: usize, dtype: &'static str) -> Self {
         ActionSpec { num_actions, dtype }
     }
 }

@@ -50,7 +50,7 @@ pub use environment::{
 };
 pub use observation::Observation;
 pub use registry::{
-    experiment, experiments, ids_with_tag, load, select, sweep, testing, BsuiteId, Experiment,
-    IdError, LoadError, SettingValue, Settings, Tag,
+    experiment, experiments, ids_with_tag, load, register, select, sweep, testing, BsuiteId,
+    Experiment, IdError, LoadError, RegisterError, SettingValue, Settings, Tag,
 };
 pub use rng::RandomState;

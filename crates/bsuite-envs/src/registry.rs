@@ -12,6 +12,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::RwLock;
 
 use crate::environment::Environment;
 use crate::experiments::ALL as ALL_EXPERIMENTS;
@@ -97,8 +98,34 @@ impl SettingValue {
 /// The keyword arguments of one bsuite_id, in the reference's key order.
 pub type Settings = Vec<(&'static str, SettingValue)>;
 
-/// The static description of one experiment. Each lives in its own module under
-/// `experiments/`.
+/// The static description of one experiment. bsuite's 23 live in their own modules under
+/// [`mod@crate::experiments`]; users can describe their own and [`register`] them.
+///
+/// ```
+/// use bsuite_envs::{Environment, Episodic, Experiment, Settings, SettingValue, Tag};
+/// use bsuite_envs::environments::bandit::SimpleBandit;
+///
+/// fn settings(index: usize) -> Settings {
+///     vec![("mapping_seed", SettingValue::Int(index as i64))]
+/// }
+/// fn load(index: usize, _env_seed: u32) -> Result<Box<dyn Environment>, bsuite_envs::LoadError> {
+///     Ok(Box::new(Episodic::new(SimpleBandit::new(index as u32, 11), 100)))
+/// }
+/// static TWO_BANDITS: Experiment = Experiment {
+///     name: "two_bandits",
+///     num_episodes: 100,
+///     tags: &[Tag::Basic],
+///     num_settings: 2,
+///     info_columns: &["total_regret"],
+///     settings,
+///     load,
+///     steps_per_episode: |_| 1.0,
+/// };
+///
+/// bsuite_envs::register(&TWO_BANDITS).unwrap();
+/// let id: bsuite_envs::BsuiteId = "two_bandits/1".parse().unwrap();
+/// assert_eq!(id.load().unwrap().action_spec().num_actions, 11);
+/// ```
 #[derive(Debug)]
 pub struct Experiment {
     /// Experiment name, e.g. `"catch_noise"`.
@@ -109,8 +136,18 @@ pub struct Experiment {
     pub tags: &'static [Tag],
     /// Number of settings (bsuite_ids) in the sweep.
     pub num_settings: usize,
-    pub(crate) settings: fn(usize) -> Settings,
-    pub(crate) load: fn(usize, u32) -> Result<Box<dyn Environment>, LoadError>,
+    /// The keys of the environment's `bsuite_info()`: the columns its results files carry
+    /// after the standard five.
+    pub info_columns: &'static [&'static str],
+    /// The keyword arguments of setting `index`, in the reference's key order.
+    pub settings: fn(usize) -> Settings,
+    /// Builds the environment of setting `index`, seeding every RNG the reference leaves
+    /// unseeded with the env seed.
+    pub load: fn(usize, u32) -> Result<Box<dyn Environment>, LoadError>,
+    /// A learning agent's typical steps per episode in setting `index`: exact where the
+    /// environment fixes episode lengths, a planning figure for the control tasks. Only
+    /// sweep planning (`--estimate`, batch order) reads it.
+    pub steps_per_episode: fn(usize) -> f64,
 }
 
 impl Experiment {
@@ -134,14 +171,65 @@ impl Experiment {
     }
 }
 
+/// An experiment that [`register`] refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RegisterError {
+    /// Another experiment, built in or registered, has the name.
+    #[error("an experiment named '{0}' already exists")]
+    NameTaken(&'static str),
+    /// The name could not appear in a bsuite_id or a results file name.
+    #[error("'{0}' cannot name an experiment: use lower-case letters, digits and '_'")]
+    BadName(&'static str),
+    /// The experiment has no settings or no tags.
+    #[error("experiment '{0}' needs at least one setting and one tag")]
+    Empty(&'static str),
+}
+
+static REGISTERED: RwLock<Vec<&'static Experiment>> = RwLock::new(Vec::new());
+
+/// Adds a user-defined experiment, so that its ids parse (`"name/0"`), load, and read back
+/// from results files like bsuite's own. It does not join [`experiments`], [`sweep`] or the
+/// tag selectors, which stay bsuite's. See [`Experiment`] for an example.
+pub fn register(experiment: &'static Experiment) -> Result<(), RegisterError> {
+    let name = experiment.name;
+    let valid = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if !valid {
+        return Err(RegisterError::BadName(name));
+    }
+    if experiment.num_settings == 0 || experiment.tags.is_empty() {
+        return Err(RegisterError::Empty(name));
+    }
+    let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
+    if ALL_EXPERIMENTS
+        .iter()
+        .chain(registered.iter())
+        .any(|e| e.name == name)
+    {
+        return Err(RegisterError::NameTaken(name));
+    }
+    registered.push(experiment);
+    Ok(())
+}
+
 /// All 23 experiments, in the reference's (alphabetical) order.
 pub fn experiments() -> &'static [&'static Experiment] {
     ALL_EXPERIMENTS
 }
 
-/// Looks up an experiment by name.
+/// Looks up an experiment by name: bsuite's, then those [`register`]ed.
 pub fn experiment(name: &str) -> Option<&'static Experiment> {
-    ALL_EXPERIMENTS.iter().copied().find(|e| e.name == name)
+    let registered = || {
+        let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+        registered.iter().copied().find(|e| e.name == name)
+    };
+    ALL_EXPERIMENTS
+        .iter()
+        .copied()
+        .find(|e| e.name == name)
+        .or_else(registered)
 }
 
 /// A valid bsuite_id such as `catch/0`.
@@ -289,6 +377,11 @@ impl BsuiteId {
         self.experiment.tags
     }
 
+    /// A learning agent's typical steps per episode ([`Experiment::steps_per_episode`]).
+    pub fn steps_per_episode(&self) -> f64 {
+        (self.experiment.steps_per_episode)(self.index)
+    }
+
     /// The env seed of our default seeding policy: the setting index plus `offset`.
     ///
     /// This is our one deliberate deviation from bsuite 0.3.6, which seeds these RNGs from
@@ -337,6 +430,9 @@ pub enum LoadError {
     /// The MNIST data could not be read.
     #[error(transparent)]
     Mnist(#[from] crate::mnist_data::MnistError),
+    /// A [`register`]ed experiment's loader failed.
+    #[error(transparent)]
+    Other(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// All 468 bsuite_ids in the reference's `SWEEP` order.
@@ -428,6 +524,41 @@ mod tests {
             "catch/99999999999999999999999".parse::<BsuiteId>(),
             Err(IdError::IndexOutOfRange { .. })
         ));
+    }
+
+    fn toy(name: &'static str, num_settings: usize) -> Experiment {
+        let catch = &crate::experiments::catch::EXPERIMENT;
+        Experiment {
+            name,
+            num_episodes: 10,
+            tags: catch.tags,
+            num_settings,
+            info_columns: catch.info_columns,
+            settings: catch.settings,
+            load: catch.load,
+            steps_per_episode: catch.steps_per_episode,
+        }
+    }
+
+    #[test]
+    fn registering_refuses_taken_and_unusable_names() {
+        let leak = |e: Experiment| -> &'static Experiment { Box::leak(Box::new(e)) };
+        let taken = register(leak(toy("catch", 1)));
+        assert_eq!(taken, Err(RegisterError::NameTaken("catch")));
+        let bad = register(leak(toy("my/catch", 1)));
+        assert_eq!(bad, Err(RegisterError::BadName("my/catch")));
+        let empty = register(leak(toy("no_settings", 0)));
+        assert_eq!(empty, Err(RegisterError::Empty("no_settings")));
+
+        assert!(experiment("short_catch").is_none());
+        register(leak(toy("short_catch", 2))).unwrap();
+        let id: BsuiteId = "short_catch/1".parse().unwrap();
+        assert_eq!(id.num_episodes(), 10);
+        assert!(id.load().unwrap().reset().first());
+        assert!("short_catch/2".parse::<BsuiteId>().is_err());
+        let again = register(leak(toy("short_catch", 2)));
+        assert_eq!(again, Err(RegisterError::NameTaken("short_catch")));
+        assert_eq!(sweep().count(), 468, "bsuite's sweep stays bsuite's");
     }
 
     #[test]

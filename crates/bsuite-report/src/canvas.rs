@@ -15,7 +15,7 @@ use plotters::style::{
     Color as _, FontDesc, FontFamily, FontStyle, FontTransform, ShapeStyle, TextStyle,
 };
 
-use crate::figure::Stroke;
+use crate::drawing::Stroke;
 use crate::style::{self, Colour};
 use crate::Error;
 

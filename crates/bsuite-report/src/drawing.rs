@@ -19,8 +19,8 @@ pub enum Scale {
 
 /// One axis, shared by every facet.
 #[derive(Debug, Clone, Default)]
-pub struct Axis {
-    /// Axis title.
+pub struct DrawingAxis {
+    /// DrawingAxis title.
     pub label: String,
     /// Linear or logarithmic.
     pub scale: Scale,
@@ -36,7 +36,7 @@ pub struct Axis {
     pub include: Vec<f64>,
 }
 
-impl Axis {
+impl DrawingAxis {
     /// A linear axis with a title and automatic limits and ticks.
     pub fn new(label: impl Into<String>) -> Self {
         Self {
@@ -123,7 +123,7 @@ pub enum Marker {
 
 /// One bar; `centre` is in x data units (the category index on a categorical axis).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bar {
+pub struct BarMark {
     /// Centre of the bar on the x axis.
     pub centre: f64,
     /// Width in x data units.
@@ -169,7 +169,7 @@ pub enum Layer {
         marker: Marker,
     },
     /// Bars from zero.
-    Bars(Vec<Bar>),
+    Bars(Vec<BarMark>),
     /// A horizontal line across the whole facet.
     HLine {
         /// Height.
@@ -210,15 +210,15 @@ pub struct Legend {
 
 /// A figure: facets sharing two axes, an optional title and legend.
 #[derive(Debug, Clone)]
-pub struct Figure {
+pub struct Drawing {
     /// Title above the facets.
     pub title: Option<String>,
     /// Size in pixels (SVG user units; the PDF page gets the same size in points).
     pub size: (u32, u32),
     /// Horizontal axis.
-    pub x: Axis,
+    pub x: DrawingAxis,
     /// Vertical axis.
-    pub y: Axis,
+    pub y: DrawingAxis,
     /// Panels, filled row by row.
     pub facets: Vec<Facet>,
     /// Number of facet columns.
@@ -227,9 +227,9 @@ pub struct Figure {
     pub legends: Vec<Legend>,
 }
 
-impl Figure {
+impl Drawing {
     /// An empty figure with the given axes; facets are laid out in one row.
-    pub fn new(x: Axis, y: Axis) -> Self {
+    pub fn new(x: DrawingAxis, y: DrawingAxis) -> Self {
         Self {
             title: None,
             size: (900, 600),

@@ -1,4 +1,4 @@
-//! Turns the analysis crate's plot data into drawable [`Figure`]s.
+//! Turns the analysis crate's plot data into drawable [`Drawing`]s.
 //!
 //! The analysis crate states what the reference notebook shows (series, marks, reference
 //! lines, ggplot sizes in its units); this module maps those onto pixels: one facet per
@@ -7,7 +7,9 @@
 
 use bsuite_analysis::plot::{self, AxisScale, Mark, Shape};
 
-use crate::figure::{Axis, Bar, Facet, Figure, Key, Layer, Legend, Marker, Scale, Stroke};
+use crate::drawing::{
+    BarMark, Drawing, DrawingAxis, Facet, Key, Layer, Legend, Marker, Scale, Stroke,
+};
 use crate::style::Colour;
 
 /// Pixels per inch of the reference's figure sizes.
@@ -23,8 +25,8 @@ fn point_radius(size: f64) -> f64 {
     (size * 1.3).clamp(2.0, 9.0)
 }
 
-fn axis(source: &plot::Axis) -> Axis {
-    Axis {
+fn axis(source: &plot::Axis) -> DrawingAxis {
+    DrawingAxis {
         label: source.label.clone(),
         scale: match source.scale {
             AxisScale::Linear => Scale::Linear,
@@ -112,7 +114,7 @@ fn layers(series: &plot::Series, categorical_x: bool) -> Vec<Layer> {
                 series
                     .points
                     .iter()
-                    .map(|p| Bar {
+                    .map(|p| BarMark {
                         centre: p.x,
                         width,
                         value: p.y,
@@ -147,7 +149,7 @@ fn key(mark: Mark, colour: Colour) -> Key {
 
 /// The drawable figure of one standard plot: one facet per agent, sized from the reference's
 /// inches, with a legend of the labelled series when the plot has one.
-pub fn figure(source: &plot::Figure) -> Figure {
+pub fn drawing(source: &plot::Figure) -> Drawing {
     let categorical_x = source.x.categories.is_some();
     let facets: Vec<Facet> = source
         .panels
@@ -212,7 +214,7 @@ pub fn figure(source: &plot::Figure) -> Figure {
     let height = (h * PIXELS_PER_INCH).clamp(420.0, 1800.0);
     let mut x = axis(&source.x);
     x.vertical_labels = categorical_x && x.categories.iter().map(|c| c.len()).sum::<usize>() > 40;
-    Figure {
+    Drawing {
         title: Some(source.title.clone()),
         size: (width.round() as u32, height.round() as u32),
         x,

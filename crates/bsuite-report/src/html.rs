@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use bsuite_analysis::plot::{ORDERED_EXPERIMENTS, RADAR_TAGS};
+use bsuite_analysis::experiments::in_plot_order;
+use bsuite_analysis::plot::RADAR_TAGS;
 use bsuite_analysis::{Score, Summary};
 
 use crate::model::{FigureFile, Model};
@@ -177,12 +178,10 @@ fn experiments_table(model: &Model) -> String {
         "<table class=\"sortable\"><thead><tr><th>experiment</th><th>type</th><th>tags</th>{}</tr></thead><tbody>\n",
         agent_headers(model.summaries)
     );
-    for (rank, name) in ORDERED_EXPERIMENTS.iter().enumerate() {
-        let Some(experiment) = bsuite_envs::experiment(name) else {
-            continue;
-        };
+    for (rank, experiment) in in_plot_order().enumerate() {
+        let name = experiment.name;
         let tags: Vec<&str> = experiment.tags.iter().map(|t| t.as_str()).collect();
-        let has_section = model.experiments.iter().any(|e| e.experiment.name == *name);
+        let has_section = model.experiments.iter().any(|e| e.experiment.name == name);
         let label = if has_section {
             format!("<a href=\"#exp-{name}\">{name}</a>")
         } else {

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use bsuite_analysis::plot::ORDERED_EXPERIMENTS;
+use bsuite_analysis::experiments::in_plot_order;
 use bsuite_analysis::Score;
 
 use crate::model::{FigureFile, Model};
@@ -288,10 +288,8 @@ experiment & type & {} \\
 ",
         header.join(" & ")
     );
-    for name in ORDERED_EXPERIMENTS {
-        let Some(experiment) = bsuite_envs::experiment(name) else {
-            continue;
-        };
+    for experiment in in_plot_order() {
+        let name = experiment.name;
         let cells: Vec<String> = agents
             .iter()
             .map(|a| {

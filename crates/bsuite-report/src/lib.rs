@@ -5,26 +5,26 @@
 //! as SVG and vector PDF, and writes the conference appendix ([`latex`]) and a self-contained
 //! `index.html` ([`html`]).
 //!
-//! Drawing is layered: [`figure`] describes a faceted plot as plain data, [`render`] draws it
-//! with plotters' SVG backend, [`convert`] turns SVG into PDF with the bundled font
-//! ([`style`]), and [`plots`] and [`summary`] build figures from the analysis crate's plot
-//! data.
+//! Drawing is layered: [`drawing`] describes a faceted plot as plain data, [`render`] draws
+//! it with plotters' SVG backend, [`convert`] turns SVG into PDF with the bundled font
+//! ([`style`]), and [`figure_drawing`] (an experiment's figures) and [`overview`] (the radar
+//! and bar plots) build drawings from the analysis crate's plot data.
 
 #![deny(missing_docs)]
 
 mod canvas;
 pub mod check;
 pub mod convert;
+pub mod drawing;
 pub mod experiments;
-pub mod figure;
+pub mod figure_drawing;
 pub mod html;
 pub mod latex;
 mod model;
-pub mod plots;
+pub mod overview;
 pub mod render;
 pub mod report;
 pub mod style;
-pub mod summary;
 
 use std::path::PathBuf;
 

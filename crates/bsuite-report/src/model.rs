@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use bsuite_analysis::plot::ORDERED_EXPERIMENTS;
+use bsuite_analysis::experiments::in_plot_order;
 use bsuite_analysis::Summary;
 use bsuite_envs::Experiment;
 
@@ -49,7 +49,7 @@ impl Coverage {
     /// The coverage of one agent's summary.
     pub fn of(summary: &Summary) -> Coverage {
         let mut coverage = Coverage::default();
-        for name in ORDERED_EXPERIMENTS {
+        for name in in_plot_order().map(|e| e.name) {
             let Some(entry) = summary.experiment(name) else {
                 coverage.missing.push(name);
                 continue;

@@ -4,10 +4,11 @@
 
 use std::f64::consts::PI;
 
-use bsuite_analysis::plot::{self, BarChart, RadarChart, ORDERED_EXPERIMENTS, ORDERED_TYPES};
+use bsuite_analysis::experiments::in_plot_order;
+use bsuite_analysis::plot::{self, BarChart, RadarChart, ORDERED_TYPES};
 
 use crate::canvas::{paint_opacity, text_height, text_width, Align, Canvas, Rect};
-use crate::figure::{Axis, Bar, Facet, Figure, Key, Layer, Legend, Stroke};
+use crate::drawing::{BarMark, Drawing, DrawingAxis, Facet, Key, Layer, Legend, Stroke};
 use crate::render::{draw_legends, legends_width};
 use crate::style::{Colour, BLACK, DARK_GREY};
 use crate::Error;
@@ -168,8 +169,8 @@ fn finished_legend() -> Legend {
     }
 }
 
-fn score_axis(breaks: &[f64]) -> Axis {
-    Axis::new("score").limits(0.0, 1.0).breaks(breaks)
+fn score_axis(breaks: &[f64]) -> DrawingAxis {
+    DrawingAxis::new("score").limits(0.0, 1.0).breaks(breaks)
 }
 
 fn reference_line() -> Layer {
@@ -181,7 +182,7 @@ fn reference_line() -> Layer {
 
 /// The bar plot of every experiment's score: experiments on x in the reference's order, bars
 /// coloured by type, a dashed line at 1, unfinished experiments faded; one facet per agent.
-pub fn bar_figure(chart: &BarChart) -> Figure {
+pub fn bar_drawing(chart: &BarChart) -> Drawing {
     let several = chart.agents.len() > 1;
     let facets: Vec<Facet> = chart
         .agents
@@ -193,11 +194,8 @@ pub fn bar_figure(chart: &BarChart) -> Figure {
                 .iter()
                 .filter(|b| b.agent == k)
                 .filter_map(|b| {
-                    Some(Bar {
-                        centre: ORDERED_EXPERIMENTS
-                            .iter()
-                            .position(|e| *e == b.experiment)?
-                            as f64,
+                    Some(BarMark {
+                        centre: in_plot_order().position(|e| e.name == b.experiment)? as f64,
                         width: 0.8,
                         value: b.score?,
                         fill: Colour::parse(b.type_colour),
@@ -215,10 +213,10 @@ pub fn bar_figure(chart: &BarChart) -> Figure {
     if chart.any_unfinished {
         legends.push(finished_legend());
     }
-    let mut x = Axis::new("").categories(ORDERED_EXPERIMENTS);
+    let mut x = DrawingAxis::new("").categories(in_plot_order().map(|e| e.name));
     x.vertical_labels = true;
     let rows = facets.len().max(1) as u32;
-    Figure {
+    Drawing {
         title: None,
         size: (820, 210 * rows + 210),
         x,
@@ -230,16 +228,16 @@ pub fn bar_figure(chart: &BarChart) -> Figure {
 }
 
 /// The comparison bar plot: one facet per experiment, one bar per agent.
-pub fn compare_figure(chart: &BarChart) -> Figure {
-    let facets: Vec<Facet> = ORDERED_EXPERIMENTS
-        .iter()
+pub fn compare_drawing(chart: &BarChart) -> Drawing {
+    let facets: Vec<Facet> = in_plot_order()
+        .map(|e| e.name)
         .map(|name| {
             let bars = chart
                 .bars
                 .iter()
-                .filter(|b| b.experiment == *name)
+                .filter(|b| b.experiment == name)
                 .filter_map(|b| {
-                    Some(Bar {
+                    Some(BarMark {
                         centre: b.agent as f64,
                         width: 0.8,
                         value: b.score?,
@@ -256,7 +254,7 @@ pub fn compare_figure(chart: &BarChart) -> Figure {
         .collect();
     let columns = 5;
     let rows = facets.len().div_ceil(columns) as u32;
-    let mut x = Axis::new("agent").categories(chart.agents.iter().cloned());
+    let mut x = DrawingAxis::new("agent").categories(chart.agents.iter().cloned());
     x.vertical_labels = true;
     let agent_legend = Legend {
         title: "agent".into(),
@@ -278,7 +276,7 @@ pub fn compare_figure(chart: &BarChart) -> Figure {
     if chart.any_unfinished {
         legends.push(finished_legend());
     }
-    Figure {
+    Drawing {
         title: None,
         size: (1400, 230 * rows + 160),
         x,

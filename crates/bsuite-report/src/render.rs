@@ -1,7 +1,7 @@
-//! Draws a [`Figure`] as SVG: facets in a grid with shared axes, strips, legends and clipping.
+//! Draws a [`Drawing`] as SVG: facets in a grid with shared axes, strips, legends and clipping.
 
 use crate::canvas::{paint_opacity, text_height, text_width, Align, Canvas, Rect};
-use crate::figure::{Axis, Facet, Figure, Key, Layer, Legend, Marker, Scale, Stroke};
+use crate::drawing::{Drawing, DrawingAxis, Facet, Key, Layer, Legend, Marker, Scale, Stroke};
 use crate::style::{BLACK, DARK_GREY, GRID_GREY, STRIP_GREY, WHITE};
 use crate::Error;
 
@@ -18,7 +18,7 @@ const TICK_LENGTH: f64 = 5.0;
 const KEY_WIDTH: f64 = 28.0;
 
 /// Renders `figure` to an SVG document.
-pub fn render_svg(figure: &Figure) -> Result<String, Error> {
+pub fn render_svg(figure: &Drawing) -> Result<String, Error> {
     let mut out = String::new();
     {
         let canvas = Canvas::new(&mut out, figure.size)?;
@@ -78,7 +78,7 @@ impl Resolved {
     }
 }
 
-pub(crate) fn resolve(axis: &Axis, values: &[f64]) -> Resolved {
+pub(crate) fn resolve(axis: &DrawingAxis, values: &[f64]) -> Resolved {
     if !axis.categories.is_empty() {
         let n = axis.categories.len() as f64;
         return Resolved {
@@ -399,7 +399,7 @@ pub(crate) fn legends_width(legends: &[Legend]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-fn draw_figure(canvas: &Canvas, figure: &Figure) -> Result<(), Error> {
+fn draw_figure(canvas: &Canvas, figure: &Drawing) -> Result<(), Error> {
     let (width, height) = (f64::from(figure.size.0), f64::from(figure.size.1));
     let mut xs = Vec::new();
     let mut ys = Vec::new();
@@ -731,7 +731,7 @@ fn draw_layer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figure::{Axis, Figure};
+    use crate::drawing::{Drawing, DrawingAxis};
 
     #[test]
     fn tick_labels_are_short() {
@@ -743,10 +743,10 @@ mod tests {
 
     #[test]
     fn log_axis_ticks_follow_one_three_steps_over_small_ranges() {
-        let axis = resolve(&Axis::new("x").log10(), &[1.0, 100.0]);
+        let axis = resolve(&DrawingAxis::new("x").log10(), &[1.0, 100.0]);
         let ticks: Vec<f64> = axis.ticks.iter().map(|t| t.0).collect();
         assert_eq!(ticks, vec![1.0, 10.0, 100.0]);
-        let axis = resolve(&Axis::new("x").log10(), &[3.0, 20.0]);
+        let axis = resolve(&DrawingAxis::new("x").log10(), &[3.0, 20.0]);
         let ticks: Vec<f64> = axis.ticks.iter().map(|t| t.0).collect();
         assert_eq!(ticks, vec![5.0, 10.0, 20.0]);
     }
@@ -754,7 +754,7 @@ mod tests {
     #[test]
     fn fixed_breaks_outside_the_limits_are_dropped() {
         let axis = resolve(
-            &Axis::new("y")
+            &DrawingAxis::new("y")
                 .limits(0.0, 1.0)
                 .breaks(&[0.0, 0.5, 1.0, 2.0]),
             &[],
@@ -764,7 +764,7 @@ mod tests {
 
     #[test]
     fn an_empty_figure_still_renders() {
-        let svg = render_svg(&Figure::new(Axis::new("x"), Axis::new("y"))).unwrap();
+        let svg = render_svg(&Drawing::new(DrawingAxis::new("x"), DrawingAxis::new("y"))).unwrap();
         assert!(svg.starts_with("<svg"));
     }
 }

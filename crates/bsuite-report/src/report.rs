@@ -5,14 +5,14 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use bsuite_analysis::plot::ORDERED_EXPERIMENTS;
-use bsuite_analysis::{compare, figures, Agent, Summary};
+use bsuite_analysis::experiments::in_plot_order;
+use bsuite_analysis::{compare, figures, AgentResults, Summary};
 use rayon::prelude::*;
 
 use crate::convert::Converter;
 use crate::model::{Coverage, ExperimentSection, FigureFile, Model};
 use crate::render::render_svg;
-use crate::{experiments, html, latex, plots, summary, Error};
+use crate::{experiments, figure_drawing, html, latex, overview, Error};
 
 /// Lists the files the last report wrote, so the next one can remove those it no longer
 /// writes (and nothing else).
@@ -86,7 +86,7 @@ fn svg_size(svg: &str) -> (u32, u32) {
 ///
 /// When `sources` and `agents` differ in length.
 pub fn write(
-    agents: &[Agent],
+    agents: &[AgentResults],
     sources: &[PathBuf],
     out_dir: &Path,
     options: &Options,
@@ -113,7 +113,7 @@ pub fn write(
     let radar = figures::radar_chart(&summaries);
     let bars = figures::bar_chart(&summaries);
     let mut drawn: Vec<Drawn> = Vec::new();
-    let radar_svg = summary::radar_svg(&radar)?;
+    let radar_svg = overview::radar_svg(&radar)?;
     drawn.push(Drawn {
         stem: "images/radar_plot".into(),
         title: "Mean score per key issue.".into(),
@@ -121,7 +121,7 @@ pub fn write(
         size: svg_size(&radar_svg),
         svg: radar_svg,
     });
-    let bar = summary::bar_figure(&bars);
+    let bar = overview::bar_drawing(&bars);
     drawn.push(Drawn {
         stem: "images/bar_plot".into(),
         title: "Score of each experiment, coloured by type.".into(),
@@ -130,7 +130,7 @@ pub fn write(
         svg: render_svg(&bar)?,
     });
     if summaries.len() > 1 {
-        let compare = summary::compare_figure(&bars);
+        let compare = overview::compare_drawing(&bars);
         drawn.push(Drawn {
             stem: "images/bar_plot_compare".into(),
             title: "Each experiment's score, agents side by side.".into(),
@@ -143,7 +143,7 @@ pub fn write(
     let experiment_figures: Vec<Drawn> = plots
         .par_iter()
         .map(|plot| {
-            let figure = plots::figure(plot);
+            let figure = figure_drawing::drawing(plot);
             Ok(Drawn {
                 stem: format!("images/{}/{}", plot.experiment, plot.name),
                 title: plot.title.clone(),
@@ -199,14 +199,13 @@ pub fn write(
         None
     };
     let rest: Vec<FigureFile> = by_stem.collect();
-    let experiments_with_data: Vec<ExperimentSection> = ORDERED_EXPERIMENTS
-        .iter()
-        .filter(|name| summaries.iter().any(|s| s.experiment(name).is_some()))
-        .filter_map(|name| {
-            let experiment = bsuite_envs::experiment(name)?;
-            Some(ExperimentSection {
+    let experiments_with_data: Vec<ExperimentSection> = in_plot_order()
+        .filter(|e| summaries.iter().any(|s| s.experiment(e.name).is_some()))
+        .map(|experiment| {
+            let name = experiment.name;
+            ExperimentSection {
                 experiment,
-                description: experiments::description(name)
+                description: experiments::description(experiment)
                     .unwrap_or_default()
                     .to_string(),
                 figures: rest
@@ -214,7 +213,7 @@ pub fn write(
                     .filter(|f| f.stem.starts_with(&format!("images/{name}/")))
                     .cloned()
                     .collect(),
-            })
+            }
         })
         .collect();
 

@@ -1,9 +1,10 @@
 //! `bandit`: scoring and plots.
 
+use bsuite_envs::experiments::bandit::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
-use crate::figures::{rate, regret_family_figures, ExperimentData, RegretFamily};
-use crate::helpers::{ave_regret_score, total_regret};
+use crate::figure_parts::{rate, regret_family_figures, ExperimentData, RegretFamily};
+use crate::helpers::{ave_regret_score, only, total_regret};
 use crate::plot::Figure;
 use crate::score::Score;
 
@@ -21,7 +22,7 @@ pub const BASE_REGRET: f64 = 0.5;
 /// best arm scores 1, clipped to [0, 1]; the mean is over the runs that reached the furthest
 /// logged episode. Runs of other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "bandit"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -44,4 +45,11 @@ pub(crate) const PLOTS: RegretFamily<'static> = RegretFamily {
     seeds_min_episode: f64::NEG_INFINITY,
     seeds_yintercept: 1.0,
     seeds_label: "average episodic return",
+};
+
+/// `bandit` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
 };

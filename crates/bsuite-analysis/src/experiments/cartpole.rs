@@ -1,9 +1,10 @@
 //! `cartpole`: scoring and plots.
 
+use bsuite_envs::experiments::cartpole::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
-use crate::figures::{rate, regret_family_figures, ExperimentData, RegretFamily};
-use crate::helpers::{ave_regret_score, column};
+use crate::figure_parts::{rate, regret_family_figures, ExperimentData, RegretFamily};
+use crate::helpers::{ave_regret_score, column, only};
 use crate::numeric;
 use crate::plot::Figure;
 use crate::score::{Score, Undefined};
@@ -30,7 +31,7 @@ pub(crate) fn regret(run: &RunTable, row: usize) -> f64 {
 /// fraction of runs whose best episode so far returned more than 500. Runs of other
 /// experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "cartpole"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -75,4 +76,11 @@ pub(crate) const PLOTS: RegretFamily<'static> = RegretFamily {
     seeds_min_episode: f64::NEG_INFINITY,
     seeds_yintercept: BASE_REGRET,
     seeds_label: "average episodic return",
+};
+
+/// `cartpole` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
 };

@@ -1,10 +1,11 @@
 //! `cartpole_scale`: scoring and plots.
 
+use bsuite_envs::experiments::cartpole_scale::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::cartpole;
-use crate::figures::{regret_family_figures, ExperimentData};
-use crate::helpers::score_by_scaling;
+use crate::figure_parts::{regret_family_figures, ExperimentData};
+use crate::helpers::{only, score_by_scaling};
 use crate::plot::Figure;
 use crate::score::Score;
 
@@ -22,7 +23,7 @@ pub const SCALING_VAR: &str = "reward_scale";
 /// their clipped mean and their clipped mean minus one standard deviation, so an agent scores
 /// high only if it does well at every reward scale. Runs of other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "cartpole_scale"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -34,3 +35,10 @@ pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
 pub fn figures(data: &ExperimentData) -> Vec<Figure> {
     regret_family_figures(data, &cartpole::PLOTS, Some(SCALING_VAR))
 }
+
+/// `cartpole_scale` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
+};

@@ -1,15 +1,16 @@
 //! `cartpole_swingup`: scoring and plots.
 
+use bsuite_envs::experiments::cartpole_swingup::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::cartpole::fraction_with_good_episode;
-use crate::figures::{
-    by_setting, rate, regret_learning, seeds, swingup_scale, ExperimentData, GroupKey, Grouping,
-    SeedsSpec,
+use crate::figure_parts::{
+    axis, by_setting, figure, pass_fail_points, rate, regret_learning, seeds, ExperimentData,
+    GroupKey, Grouping, SeedsSpec,
 };
-use crate::helpers::{ave_regret_score, column, group_by_setting};
+use crate::helpers::{ave_regret_score, column, group_by_setting, only, setting};
 use crate::numeric;
-use crate::plot::Figure;
+use crate::plot::{Figure, FigureKind, Panel};
 use crate::score::{Score, Undefined};
 
 /// Episodes per run.
@@ -35,7 +36,7 @@ pub(crate) fn perfection_regret(run: &RunTable, row: usize) -> f64 {
 /// score is the mean over thresholds, so an agent must explore to swing up at the hard
 /// settings. Runs of other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "cartpole_swingup"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -87,3 +88,69 @@ pub fn figures(data: &ExperimentData) -> Vec<Figure> {
     );
     vec![learning, swingup_scale(data, GOOD_EPISODE), seeds]
 }
+
+/// cartpole_swingup's `plot_scale`: the best episode return in the first 1000 episodes per
+/// height threshold, coloured by whether it exceeds 100.
+pub(crate) fn swingup_scale(data: &ExperimentData, good: f64) -> Figure {
+    let thresholds: Vec<f64> = {
+        let mut v: Vec<f64> = data
+            .panels
+            .iter()
+            .flat_map(|p| p.1.iter().filter_map(|r| setting(r, "height_threshold")))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        v
+    };
+    let mut x = axis("height threshold");
+    x.categories = Some(
+        thresholds
+            .iter()
+            .map(|&t| bsuite_logging::pyfmt::float_repr(t))
+            .collect(),
+    );
+    x.breaks = Some(
+        [0.0, 0.25, 0.5, 0.75, 1.0]
+            .iter()
+            .filter_map(|b| thresholds.iter().position(|t| t == b).map(|k| k as f64))
+            .collect(),
+    );
+    let mut y = axis(format!(
+        "best return in first {} episodes",
+        data.num_episodes()
+    ));
+    y.include.push(0.0);
+    let mut fig = figure(data, FigureKind::Scale, x, y, false);
+    fig.legend = Some(format!("best_episode > {good}"));
+    for (agent, runs) in &data.panels {
+        let mut best_by_threshold = Vec::new();
+        for (value, group) in group_by_setting(runs, "height_threshold") {
+            let best = group
+                .iter()
+                .flat_map(|r| {
+                    column(r, "best_episode")
+                        .iter()
+                        .zip(r.episodes())
+                        .filter(|(_, &e)| e <= data.num_episodes())
+                        .map(|(&b, _)| b)
+                })
+                .reduce(f64::max);
+            if let (Some(best), Some(k)) = (best, thresholds.iter().position(|t| *t == value)) {
+                best_by_threshold.push((k as f64, best));
+            }
+        }
+        let series = pass_fail_points(&best_by_threshold, |b| b > good);
+        fig.panels.push(Panel {
+            agent: agent.to_string(),
+            series,
+        });
+    }
+    fig
+}
+
+/// `cartpole_swingup` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
+};

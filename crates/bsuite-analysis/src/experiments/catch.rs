@@ -1,9 +1,10 @@
 //! `catch`: scoring and plots.
 
+use bsuite_envs::experiments::catch::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
-use crate::figures::{rate, regret_family_figures, ExperimentData, RegretFamily};
-use crate::helpers::{ave_regret_score, total_regret};
+use crate::figure_parts::{rate, regret_family_figures, ExperimentData, RegretFamily};
+use crate::helpers::{ave_regret_score, only, total_regret};
 use crate::plot::Figure;
 use crate::score::Score;
 
@@ -21,7 +22,7 @@ pub const BASE_REGRET: f64 = 1.6;
 /// normalised so that a random policy (1.6 per episode) scores 0 and catching every ball
 /// scores 1, clipped to [0, 1]. Runs of other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "catch"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -44,4 +45,11 @@ pub(crate) const PLOTS: RegretFamily<'static> = RegretFamily {
     seeds_min_episode: f64::NEG_INFINITY,
     seeds_yintercept: 1.0,
     seeds_label: "average episodic return",
+};
+
+/// `catch` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
 };

@@ -1,9 +1,11 @@
 //! `deep_sea_stochastic`: scoring and plots.
 
+use bsuite_envs::experiments::deep_sea_stochastic::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::deep_sea::{find_solution, score_solutions, Solution};
-use crate::figures::ExperimentData;
+use crate::figure_parts::ExperimentData;
+use crate::helpers::only;
 use crate::plot::Figure;
 use crate::score::{Score, Undefined};
 
@@ -32,7 +34,7 @@ pub fn solutions(runs: &[&RunTable]) -> Vec<Solution> {
 /// Runs with no logged episode from 100 on leave the score undefined. Runs of other
 /// experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "deep_sea_stochastic"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -50,3 +52,10 @@ pub fn figures(data: &ExperimentData) -> Vec<Figure> {
         "average episodic return (excluding additive noise)",
     )
 }
+
+/// `deep_sea_stochastic` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
+};

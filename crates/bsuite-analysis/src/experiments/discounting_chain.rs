@@ -1,12 +1,13 @@
 //! `discounting_chain`: scoring and plots.
 
+use bsuite_envs::experiments::discounting_chain::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
-use crate::figures::{
+use crate::figure_parts::{
     regret_average, regret_learning, seeds, ExperimentData, GroupKey, Grouping, SeedsSpec,
 };
 use crate::helpers::setting;
-use crate::helpers::{column, mean_per_episode_at_end};
+use crate::helpers::{column, mean_per_episode_at_end, only};
 use crate::numeric;
 use crate::plot::Figure;
 use crate::score::{Score, Undefined};
@@ -31,7 +32,7 @@ pub const OPTIMAL_RETURN: f64 = 1.1;
 /// scores 0 and the optimal 1.1 scores 1: `clip(1 - 10·(1.1 - average return), 0, 1)`.
 /// Runs of other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "discounting_chain"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -67,7 +68,9 @@ pub fn figures(data: &ExperimentData) -> Vec<Figure> {
         &regret,
         "average regret per timestep",
     );
-    learning.hlines.push(crate::figures::dashed(BASE_REGRET));
+    learning
+        .hlines
+        .push(crate::figure_parts::dashed(BASE_REGRET));
     learning.y.limits = Some((0.0, 0.1));
     let average = regret_average(data, &horizon(), &regret, BASE_REGRET);
     let seeds = seeds(
@@ -86,3 +89,10 @@ pub fn figures(data: &ExperimentData) -> Vec<Figure> {
     );
     vec![learning, average, seeds]
 }
+
+/// `discounting_chain` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
+};

@@ -1,12 +1,13 @@
 //! `memory_len`: scoring and plots.
 
+use bsuite_envs::experiments::memory_len::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
-use crate::figures::{
+use crate::figure_parts::{
     by_setting, rate, regret_ave_scaling, regret_learning, seeds, ExperimentData, GroupKey,
     Grouping, SeedsSpec,
 };
-use crate::helpers::{column, fraction_below, group_by_setting, mean_per_episode_at_end};
+use crate::helpers::{column, fraction_below, group_by_setting, mean_per_episode_at_end, only};
 use crate::plot::Figure;
 use crate::score::{Score, Undefined};
 
@@ -47,7 +48,7 @@ pub(crate) fn score_by_group(runs: &[&RunTable], group: &str) -> Score {
 /// length counts as learned when the ratio is below 0.75 (fewer than 37.5% wrong). The score
 /// is the fraction of lengths learned. Runs of other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "memory_len"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -93,3 +94,10 @@ pub(crate) fn figures_by(
 pub fn figures(data: &ExperimentData) -> Vec<Figure> {
     figures_by(data, "memory_length", 10.0)
 }
+
+/// `memory_len` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
+};

@@ -1,9 +1,11 @@
 //! `memory_size`: scoring and plots.
 
+use bsuite_envs::experiments::memory_size::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::memory_len::score_by_group;
-use crate::figures::ExperimentData;
+use crate::figure_parts::ExperimentData;
+use crate::helpers::only;
 use crate::plot::Figure;
 use crate::score::Score;
 
@@ -18,7 +20,7 @@ pub const NUM_EPISODES: u64 = bsuite_envs::experiments::memory_size::NUM_EPISODE
 /// as learned when the ratio is below 0.75. The score is the fraction of sizes learned.
 /// Runs of other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "memory_size"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -30,3 +32,10 @@ pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
 pub fn figures(data: &ExperimentData) -> Vec<Figure> {
     crate::experiments::memory_len::figures_by(data, "num_bits", 100.0)
 }
+
+/// `memory_size` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
+};

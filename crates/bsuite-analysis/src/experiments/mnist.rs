@@ -1,9 +1,10 @@
 //! `mnist`: scoring and plots.
 
+use bsuite_envs::experiments::mnist::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
-use crate::figures::{rate, regret_family_figures, ExperimentData, RegretFamily};
-use crate::helpers::{ave_regret_score, column, total_regret};
+use crate::figure_parts::{rate, regret_family_figures, ExperimentData, RegretFamily};
+use crate::helpers::{ave_regret_score, column, only, total_regret};
 use crate::numeric;
 use crate::plot::Figure;
 use crate::score::{Score, Undefined};
@@ -26,9 +27,9 @@ pub const ACCURACY_WINDOW: f64 = 0.9;
 /// a 0..1 accuracy. The score is their mean. Like the reference, the accuracy uses the
 /// difference to the previous logged row of the whole frame (not grouped by run), and the
 /// score is undefined ([`Undefined::NoEpisodeInAccuracyWindow`]) until some run has logged an
-/// episode after 9,000 (SPEC quirk 22). Runs of other experiments are ignored.
+/// episode after 9,000 (quirk 22 in docs/quirks.md). Runs of other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "mnist"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -83,4 +84,11 @@ pub(crate) const PLOTS: RegretFamily<'static> = RegretFamily {
     seeds_min_episode: 99.0,
     seeds_yintercept: 1.0,
     seeds_label: "average accuracy",
+};
+
+/// `mnist` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
 };

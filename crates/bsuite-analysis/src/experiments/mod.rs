@@ -8,9 +8,10 @@
 use bsuite_envs::Experiment;
 use bsuite_logging::results::RunTable;
 
-use crate::figures::ExperimentData;
+use crate::figure_parts::ExperimentData;
+use crate::helpers::only;
 use crate::plot::Figure;
-use crate::score::Score;
+use crate::score::{Score, Undefined};
 
 pub mod bandit;
 pub mod bandit_noise;
@@ -36,12 +37,66 @@ pub mod mountain_car_scale;
 pub mod umbrella_distract;
 pub mod umbrella_length;
 
-/// The runs of `experiment` among `runs`, in the given order.
-pub(crate) fn only<'a>(runs: &[&'a RunTable], experiment: &str) -> Vec<&'a RunTable> {
-    runs.iter()
+/// What the analysis knows of one experiment: its score and its standard plots. Each
+/// experiment module defines one as `ANALYSIS`.
+#[derive(Debug)]
+pub struct ExperimentAnalysis {
+    /// The experiment.
+    pub experiment: &'static Experiment,
+    /// The score of runs that all belong to the experiment.
+    score: fn(&[&RunTable]) -> Score,
+    /// The standard plots, in the notebook's order.
+    figures: fn(&ExperimentData) -> Vec<Figure>,
+}
+
+/// Every experiment's analysis, in the order the reference's summary plots list them
+/// (`_ORDERED_EXPERIMENTS`): the basic five, their noise and scale variants, then
+/// exploration, credit assignment and memory.
+static IN_PLOT_ORDER: [&ExperimentAnalysis; 23] = [
+    &bandit::ANALYSIS,
+    &mnist::ANALYSIS,
+    &catch::ANALYSIS,
+    &mountain_car::ANALYSIS,
+    &cartpole::ANALYSIS,
+    &bandit_noise::ANALYSIS,
+    &mnist_noise::ANALYSIS,
+    &catch_noise::ANALYSIS,
+    &mountain_car_noise::ANALYSIS,
+    &cartpole_noise::ANALYSIS,
+    &bandit_scale::ANALYSIS,
+    &mnist_scale::ANALYSIS,
+    &catch_scale::ANALYSIS,
+    &mountain_car_scale::ANALYSIS,
+    &cartpole_scale::ANALYSIS,
+    &deep_sea::ANALYSIS,
+    &deep_sea_stochastic::ANALYSIS,
+    &cartpole_swingup::ANALYSIS,
+    &umbrella_length::ANALYSIS,
+    &umbrella_distract::ANALYSIS,
+    &discounting_chain::ANALYSIS,
+    &memory_len::ANALYSIS,
+    &memory_size::ANALYSIS,
+];
+
+/// bsuite's 23 experiments in the order the summary plots and the report list them (the
+/// reference's `_ORDERED_EXPERIMENTS`).
+///
+/// ```
+/// let first: Vec<&str> = bsuite_analysis::experiments::in_plot_order()
+///     .take(3)
+///     .map(|e| e.name)
+///     .collect();
+/// assert_eq!(first, ["bandit", "mnist", "catch"]);
+/// ```
+pub fn in_plot_order() -> impl Iterator<Item = &'static Experiment> {
+    IN_PLOT_ORDER.iter().map(|a| a.experiment)
+}
+
+fn analysis(experiment: &Experiment) -> Option<&'static ExperimentAnalysis> {
+    IN_PLOT_ORDER
+        .iter()
         .copied()
-        .filter(|r| r.experiment().name == experiment)
-        .collect()
+        .find(|a| a.experiment.name == experiment.name)
 }
 
 /// The score of `experiment` over the given runs (runs of other experiments are ignored).
@@ -55,66 +110,31 @@ pub(crate) fn only<'a>(runs: &[&'a RunTable], experiment: &str) -> Vec<&'a RunTa
 /// println!("{}", bsuite_analysis::experiments::score(catch, &runs));
 /// ```
 pub fn score(experiment: &Experiment, runs: &[&RunTable]) -> Score {
-    let runs = only(runs, experiment.name);
-    score_same_experiment(experiment, &runs)
+    score_same_experiment(experiment, &only(runs, experiment))
 }
 
-/// The score of runs that all belong to `experiment`.
+/// The score of runs that all belong to `experiment`; undefined for an experiment bsuite
+/// does not score (one a user registered).
 pub(crate) fn score_same_experiment(experiment: &Experiment, runs: &[&RunTable]) -> Score {
-    match experiment.name {
-        "bandit" => bandit::score_runs(runs),
-        "bandit_noise" => bandit_noise::score_runs(runs),
-        "bandit_scale" => bandit_scale::score_runs(runs),
-        "cartpole" => cartpole::score_runs(runs),
-        "cartpole_noise" => cartpole_noise::score_runs(runs),
-        "cartpole_scale" => cartpole_scale::score_runs(runs),
-        "cartpole_swingup" => cartpole_swingup::score_runs(runs),
-        "catch" => catch::score_runs(runs),
-        "catch_noise" => catch_noise::score_runs(runs),
-        "catch_scale" => catch_scale::score_runs(runs),
-        "deep_sea" => deep_sea::score_runs(runs),
-        "deep_sea_stochastic" => deep_sea_stochastic::score_runs(runs),
-        "discounting_chain" => discounting_chain::score_runs(runs),
-        "memory_len" => memory_len::score_runs(runs),
-        "memory_size" => memory_size::score_runs(runs),
-        "mnist" => mnist::score_runs(runs),
-        "mnist_noise" => mnist_noise::score_runs(runs),
-        "mnist_scale" => mnist_scale::score_runs(runs),
-        "mountain_car" => mountain_car::score_runs(runs),
-        "mountain_car_noise" => mountain_car_noise::score_runs(runs),
-        "mountain_car_scale" => mountain_car_scale::score_runs(runs),
-        "umbrella_distract" => umbrella_distract::score_runs(runs),
-        "umbrella_length" => umbrella_length::score_runs(runs),
-        other => unreachable!("bsuite-envs has no experiment {other}"),
+    match analysis(experiment) {
+        Some(analysis) => (analysis.score)(runs),
+        None => Score::Undefined(Undefined::NoScoreDefined),
     }
 }
 
-/// The standard plots of the experiment in `data`.
+/// The standard plots of the experiment in `data`; none for an experiment bsuite does not
+/// plot.
 pub(crate) fn figures(data: &ExperimentData) -> Vec<Figure> {
-    match data.experiment.name {
-        "bandit" => bandit::figures(data),
-        "bandit_noise" => bandit_noise::figures(data),
-        "bandit_scale" => bandit_scale::figures(data),
-        "cartpole" => cartpole::figures(data),
-        "cartpole_noise" => cartpole_noise::figures(data),
-        "cartpole_scale" => cartpole_scale::figures(data),
-        "cartpole_swingup" => cartpole_swingup::figures(data),
-        "catch" => catch::figures(data),
-        "catch_noise" => catch_noise::figures(data),
-        "catch_scale" => catch_scale::figures(data),
-        "deep_sea" => deep_sea::figures(data),
-        "deep_sea_stochastic" => deep_sea_stochastic::figures(data),
-        "discounting_chain" => discounting_chain::figures(data),
-        "memory_len" => memory_len::figures(data),
-        "memory_size" => memory_size::figures(data),
-        "mnist" => mnist::figures(data),
-        "mnist_noise" => mnist_noise::figures(data),
-        "mnist_scale" => mnist_scale::figures(data),
-        "mountain_car" => mountain_car::figures(data),
-        "mountain_car_noise" => mountain_car_noise::figures(data),
-        "mountain_car_scale" => mountain_car_scale::figures(data),
-        "umbrella_distract" => umbrella_distract::figures(data),
-        "umbrella_length" => umbrella_length::figures(data),
-        other => unreachable!("bsuite-envs has no experiment {other}"),
+    analysis(data.experiment).map_or_else(Vec::new, |analysis| (analysis.figures)(data))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_table_covers_exactly_bsuites_experiments() {
+        let mut ours: Vec<&str> = super::in_plot_order().map(|e| e.name).collect();
+        ours.sort_unstable();
+        let envs: Vec<&str> = bsuite_envs::experiments().iter().map(|e| e.name).collect();
+        assert_eq!(ours, envs);
     }
 }

@@ -1,9 +1,10 @@
 //! `mountain_car`: scoring and plots.
 
+use bsuite_envs::experiments::mountain_car::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
-use crate::figures::{rate, regret_family_figures, ExperimentData, RegretFamily};
-use crate::helpers::{ave_regret_score, column};
+use crate::figure_parts::{rate, regret_family_figures, ExperimentData, RegretFamily};
+use crate::helpers::{ave_regret_score, column, only};
 use crate::plot::Figure;
 use crate::score::Score;
 
@@ -30,7 +31,7 @@ pub(crate) fn regret(run: &RunTable, row: usize) -> f64 {
 /// the goal (1,000 per episode) scores 0 and a 100-step solution scores 1, clipped to
 /// [0, 1]. Runs of other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "mountain_car"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -51,4 +52,11 @@ pub(crate) const PLOTS: RegretFamily<'static> = RegretFamily {
     seeds_min_episode: f64::NEG_INFINITY,
     seeds_yintercept: -SOLVED_STEPS,
     seeds_label: "average episodic return",
+};
+
+/// `mountain_car` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
 };

@@ -1,10 +1,11 @@
 //! `mountain_car_noise`: scoring and plots.
 
+use bsuite_envs::experiments::mountain_car_noise::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::mountain_car;
-use crate::figures::{regret_family_figures, ExperimentData};
-use crate::helpers::score_by_scaling;
+use crate::figure_parts::{regret_family_figures, ExperimentData};
+use crate::helpers::{only, score_by_scaling};
 use crate::plot::Figure;
 use crate::score::Score;
 
@@ -23,7 +24,7 @@ pub const SCALING_VAR: &str = "noise_scale";
 /// minus one standard deviation, so an agent scores high only if it does well at every noise
 /// level. Runs of other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "mountain_car_noise"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -35,3 +36,10 @@ pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
 pub fn figures(data: &ExperimentData) -> Vec<Figure> {
     regret_family_figures(data, &mountain_car::PLOTS, Some(SCALING_VAR))
 }
+
+/// `mountain_car_noise` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
+};

@@ -1,9 +1,11 @@
 //! `umbrella_distract`: scoring and plots.
 
+use bsuite_envs::experiments::umbrella_distract::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
 use crate::experiments::umbrella_length::score_by_group;
-use crate::figures::ExperimentData;
+use crate::figure_parts::ExperimentData;
+use crate::helpers::only;
 use crate::plot::Figure;
 use crate::score::Score;
 
@@ -17,7 +19,7 @@ pub const NUM_EPISODES: u64 = bsuite_envs::experiments::umbrella_distract::NUM_E
 /// of the run is compared with 0.5; the score is the fraction of counts below it. Runs of
 /// other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "umbrella_distract"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -28,3 +30,10 @@ pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
 pub fn figures(data: &ExperimentData) -> Vec<Figure> {
     crate::experiments::umbrella_length::figures_by(data, "n_distractor")
 }
+
+/// `umbrella_distract` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
+};

@@ -1,12 +1,15 @@
 //! `umbrella_length`: scoring and plots.
 
+use bsuite_envs::experiments::umbrella_length::EXPERIMENT;
 use bsuite_logging::results::RunTable;
 
-use crate::figures::{
+use crate::figure_parts::{
     by_setting, rate, regret_ave_scaling, regret_learning, seeds, ExperimentData, GroupKey,
     Grouping, SeedsSpec,
 };
-use crate::helpers::{fraction_below, group_by_setting, mean_per_episode_at_end, total_regret};
+use crate::helpers::{
+    fraction_below, group_by_setting, mean_per_episode_at_end, only, total_regret,
+};
 use crate::plot::Figure;
 use crate::score::{Score, Undefined};
 
@@ -38,7 +41,7 @@ pub(crate) fn score_by_group(runs: &[&RunTable], group: &str) -> Score {
 /// run is compared with 0.5 (half a random choice's regret of 1); the score is the fraction
 /// of lengths below it. Runs of other experiments are ignored.
 pub fn score(runs: &[&RunTable]) -> Score {
-    score_runs(&super::only(runs, "umbrella_length"))
+    score_runs(&only(runs, &EXPERIMENT))
 }
 
 pub(crate) fn score_runs(runs: &[&RunTable]) -> Score {
@@ -80,3 +83,10 @@ pub(crate) fn figures_by(data: &ExperimentData, group: &str) -> Vec<Figure> {
 pub fn figures(data: &ExperimentData) -> Vec<Figure> {
     figures_by(data, "chain_length")
 }
+
+/// `umbrella_length` in the analysis table.
+pub(crate) static ANALYSIS: super::ExperimentAnalysis = super::ExperimentAnalysis {
+    experiment: &EXPERIMENT,
+    score: score_runs,
+    figures,
+};

@@ -29,10 +29,10 @@ struct Args {
     #[arg(long, num_args = 1.., default_values_t = ["dqn".to_string(), "boot_dqn".to_string(), "actor_critic".to_string(), "actor_critic_rnn".to_string()])]
     agents: Vec<String>,
     /// Ids to time them on: ids, experiments or tags (default: catch, its 20 seeds).
-    #[arg(long, num_args = 1.., default_values_t = ["catch".to_string()])]
+    #[arg(long, num_args = 1.., default_values_t = [bsuite_envs::experiments::catch::EXPERIMENT.name.to_string()])]
     ids: Vec<String>,
     /// Ids actor_critic_rnn is also timed on (its own experiment).
-    #[arg(long, num_args = 1.., default_values_t = ["memory_len".to_string()])]
+    #[arg(long, num_args = 1.., default_values_t = [bsuite_envs::experiments::memory_len::EXPERIMENT.name.to_string()])]
     rnn_ids: Vec<String>,
     /// Agent steps run before timing starts (past the replay warm-up, so SGD runs every
     /// step).

@@ -14,8 +14,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::Basic],
     num_settings: 20,
+    info_columns: &["total_regret"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(index: usize) -> Settings {
@@ -27,4 +29,9 @@ fn load(index: usize, _env_seed: u32) -> Result<Box<dyn Environment>, LoadError>
         SimpleBandit::new(index as u32, 11),
         NUM_EPISODES,
     )))
+}
+
+/// A learning agent's typical episode length (one step).
+fn steps_per_episode(_index: usize) -> f64 {
+    1.0
 }

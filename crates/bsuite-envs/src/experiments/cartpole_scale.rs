@@ -17,8 +17,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::Scale, Tag::Generalization],
     num_settings: 20,
+    info_columns: &["raw_return", "best_episode"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(index: usize) -> Settings {
@@ -41,4 +43,9 @@ fn load(index: usize, env_seed: u32) -> Result<Box<dyn Environment>, LoadError> 
         REWARD_SCALES[index / 4],
         env_seed,
     )))
+}
+
+/// A learning agent's typical episode length (a learner balances the pole for most of the 1000-step limit).
+fn steps_per_episode(_index: usize) -> f64 {
+    800.0
 }

@@ -14,8 +14,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::Exploration, Tag::Generalization],
     num_settings: 20,
+    info_columns: &["raw_return", "total_upright", "best_episode"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(index: usize) -> Settings {
@@ -37,4 +39,9 @@ fn load(index: usize, env_seed: u32) -> Result<Box<dyn Environment>, LoadError> 
         CartpoleSwingup::new(config, env_seed),
         NUM_EPISODES,
     )))
+}
+
+/// A learning agent's typical episode length (a learner swings up and balances for most of the 1000-step limit).
+fn steps_per_episode(_index: usize) -> f64 {
+    800.0
 }

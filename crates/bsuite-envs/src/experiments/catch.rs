@@ -13,8 +13,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::Basic, Tag::CreditAssignment],
     num_settings: 20,
+    info_columns: &["total_regret"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(_index: usize) -> Settings {
@@ -26,4 +28,9 @@ fn load(_index: usize, env_seed: u32) -> Result<Box<dyn Environment>, LoadError>
         Catch::new(10, 5, env_seed),
         NUM_EPISODES,
     )))
+}
+
+/// A learning agent's typical episode length (the ball falls for nine steps).
+fn steps_per_episode(_index: usize) -> f64 {
+    9.0
 }

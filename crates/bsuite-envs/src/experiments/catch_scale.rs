@@ -17,8 +17,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::Scale, Tag::CreditAssignment],
     num_settings: 20,
+    info_columns: &["total_regret"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(index: usize) -> Settings {
@@ -38,4 +40,9 @@ fn load(index: usize, env_seed: u32) -> Result<Box<dyn Environment>, LoadError> 
         REWARD_SCALES[index / 4],
         env_seed,
     )))
+}
+
+/// A learning agent's typical episode length (the ball falls for nine steps).
+fn steps_per_episode(_index: usize) -> f64 {
+    9.0
 }

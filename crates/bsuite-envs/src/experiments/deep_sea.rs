@@ -19,8 +19,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::Exploration],
     num_settings: 21,
+    info_columns: &["total_bad_episodes", "denoised_return"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(index: usize) -> Settings {
@@ -36,4 +38,9 @@ fn load(index: usize, env_seed: u32) -> Result<Box<dyn Environment>, LoadError> 
         DeepSea::new(config, env_seed, 42),
         NUM_EPISODES,
     )))
+}
+
+/// A learning agent's typical episode length (one step per row).
+fn steps_per_episode(index: usize) -> f64 {
+    size(index) as f64
 }

@@ -14,8 +14,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::CreditAssignment],
     num_settings: 20,
+    info_columns: &[],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(index: usize) -> Settings {
@@ -27,4 +29,9 @@ fn load(index: usize, _env_seed: u32) -> Result<Box<dyn Environment>, LoadError>
         DiscountingChain::new(index as u64),
         NUM_EPISODES,
     )))
+}
+
+/// A learning agent's typical episode length (the chain's fixed length).
+fn steps_per_episode(_index: usize) -> f64 {
+    100.0
 }

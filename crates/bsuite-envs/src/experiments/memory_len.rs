@@ -19,8 +19,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::Memory],
     num_settings: 23,
+    info_columns: &["total_perfect", "total_regret"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(index: usize) -> Settings {
@@ -32,4 +34,9 @@ fn load(index: usize, _env_seed: u32) -> Result<Box<dyn Environment>, LoadError>
         MemoryChain::new(LENGTHS[index], 1, 0),
         NUM_EPISODES,
     )))
+}
+
+/// A learning agent's typical episode length (the memory length plus the query).
+fn steps_per_episode(index: usize) -> f64 {
+    (LENGTHS[index] + 1) as f64
 }

@@ -16,8 +16,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::Memory],
     num_settings: 17,
+    info_columns: &["total_perfect", "total_regret"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(index: usize) -> Settings {
@@ -29,4 +31,9 @@ fn load(index: usize, _env_seed: u32) -> Result<Box<dyn Environment>, LoadError>
         MemoryChain::new(2, NUM_BITS[index], 0),
         NUM_EPISODES,
     )))
+}
+
+/// A learning agent's typical episode length (context, one step, query).
+fn steps_per_episode(_index: usize) -> f64 {
+    3.0
 }

@@ -13,8 +13,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::Basic, Tag::Generalization],
     num_settings: 20,
+    info_columns: &["total_regret"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(_index: usize) -> Settings {
@@ -26,4 +28,9 @@ fn load(_index: usize, env_seed: u32) -> Result<Box<dyn Environment>, LoadError>
         MnistBandit::new(1.0, env_seed)?,
         NUM_EPISODES,
     )))
+}
+
+/// A learning agent's typical episode length (one step).
+fn steps_per_episode(_index: usize) -> f64 {
+    1.0
 }

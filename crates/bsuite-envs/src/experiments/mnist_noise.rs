@@ -19,8 +19,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::Noise, Tag::Generalization],
     num_settings: 20,
+    info_columns: &["total_regret"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(index: usize) -> Settings {
@@ -37,4 +39,9 @@ fn load(index: usize, env_seed: u32) -> Result<Box<dyn Environment>, LoadError> 
         NOISE_SCALES[index / 4],
         env_seed,
     )))
+}
+
+/// A learning agent's typical episode length (one step).
+fn steps_per_episode(_index: usize) -> f64 {
+    1.0
 }

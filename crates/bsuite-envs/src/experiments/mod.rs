@@ -52,3 +52,17 @@ pub(crate) static ALL: &[&Experiment] = &[
     &umbrella_distract::EXPERIMENT,
     &umbrella_length::EXPERIMENT,
 ];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn info_columns_are_the_environments_bsuite_info_keys() {
+        for e in super::ALL {
+            for id in e.ids() {
+                let env = id.load().unwrap();
+                let keys: Vec<&str> = env.bsuite_info().into_iter().map(|(k, _)| k).collect();
+                assert_eq!(e.info_columns, keys.as_slice(), "{id}");
+            }
+        }
+    }
+}

@@ -13,8 +13,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::Basic, Tag::Generalization],
     num_settings: 20,
+    info_columns: &["raw_return"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(_index: usize) -> Settings {
@@ -26,4 +28,9 @@ fn load(_index: usize, env_seed: u32) -> Result<Box<dyn Environment>, LoadError>
         MountainCar::new(1000, env_seed),
         NUM_EPISODES,
     )))
+}
+
+/// A learning agent's typical episode length (a learner takes a few hundred steps up the hill).
+fn steps_per_episode(_index: usize) -> f64 {
+    300.0
 }

@@ -18,8 +18,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::CreditAssignment, Tag::Noise],
     num_settings: 23,
+    info_columns: &["total_regret"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(index: usize) -> Settings {
@@ -34,4 +36,9 @@ fn load(index: usize, _env_seed: u32) -> Result<Box<dyn Environment>, LoadError>
         UmbrellaChain::new(20, N_DISTRACTORS[index], 0),
         NUM_EPISODES,
     )))
+}
+
+/// A learning agent's typical episode length (the fixed chain of 20).
+fn steps_per_episode(_index: usize) -> f64 {
+    20.0
 }

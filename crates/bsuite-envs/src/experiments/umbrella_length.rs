@@ -19,8 +19,10 @@ pub static EXPERIMENT: Experiment = Experiment {
     num_episodes: NUM_EPISODES,
     tags: &[Tag::CreditAssignment, Tag::Noise],
     num_settings: 23,
+    info_columns: &["total_regret"],
     settings,
     load,
+    steps_per_episode,
 };
 
 fn settings(index: usize) -> Settings {
@@ -39,4 +41,9 @@ fn load(index: usize, env_seed: u32) -> Result<Box<dyn Environment>, LoadError> 
         UmbrellaChain::new(CHAIN_LENGTHS[index], 20, env_seed),
         NUM_EPISODES,
     )))
+}
+
+/// A learning agent's typical episode length (the chain length).
+fn steps_per_episode(index: usize) -> f64 {
+    CHAIN_LENGTHS[index] as f64
 }
