@@ -144,7 +144,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         link: args.link.clone(),
         overwrite: args.overwrite,
     };
-    let written = bsuite_report::write(&agents, &dirs, &args.out, &options)?;
+    let written = bsuite_report::write(&agents, &args.out, &options)?;
     for (agent, lines) in &written.incomplete {
         for line in lines {
             eprintln!("warning: {agent}: {line}");

@@ -1,6 +1,6 @@
 //! What one results directory holds: an agent's name, its runs and its manifest.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bsuite_envs::Experiment;
 use bsuite_logging::manifest::RunManifest;
@@ -17,6 +17,8 @@ pub struct AgentResults {
     pub skipped: Vec<Skipped>,
     /// What the directory's `bsuite_run.json` says wrote it, where it has a readable one.
     pub manifest: Option<RunManifest>,
+    /// The results directory the runs were read from (`None` for results built in memory).
+    pub source: Option<PathBuf>,
 }
 
 impl AgentResults {
@@ -27,6 +29,7 @@ impl AgentResults {
             runs: results.runs,
             skipped: results.skipped,
             manifest: None,
+            source: None,
         }
     }
 
@@ -40,10 +43,11 @@ impl AgentResults {
         Ok(AgentResults::new(name, results::load_dir_lenient(dir)?).with_manifest_of(dir))
     }
 
-    /// Attaches `dir`'s manifest; an unreadable one is left out, as it does not change
-    /// the scores.
+    /// Records `dir` as the source and attaches its manifest; an unreadable manifest is
+    /// left out, as it does not change the scores.
     fn with_manifest_of(mut self, dir: &Path) -> AgentResults {
         self.manifest = RunManifest::read(dir).ok().flatten();
+        self.source = Some(dir.to_path_buf());
         self
     }
 

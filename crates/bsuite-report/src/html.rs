@@ -233,11 +233,14 @@ pub(crate) fn page(model: &Model) -> String {
             let by = written_by
                 .as_ref()
                 .map_or(String::new(), |m| format!(", written by {}", escape(m)));
-            format!(
-                "<b>{}</b> (<code>{}</code>{by})",
-                escape(&summary.agent),
-                escape(&dir.display().to_string())
-            )
+            match dir {
+                Some(dir) => format!(
+                    "<b>{}</b> (<code>{}</code>{by})",
+                    escape(&summary.agent),
+                    escape(&dir.display().to_string())
+                ),
+                None => format!("<b>{}</b>{by}", escape(&summary.agent)),
+            }
         })
         .collect();
     s.push_str(&agents.join(", "));

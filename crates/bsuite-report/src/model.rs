@@ -111,8 +111,8 @@ pub(crate) struct Model<'a> {
     pub link: Option<String>,
     /// One summary per agent, in the order given.
     pub summaries: &'a [Summary],
-    /// Results directory of each agent, in the same order.
-    pub sources: Vec<PathBuf>,
+    /// Results directory of each agent, in the same order, where it was read from one.
+    pub sources: Vec<Option<PathBuf>>,
     /// What each results directory's manifest says wrote it, where it has one.
     pub written_by: Vec<Option<String>>,
     /// Coverage of each agent, in the same order.

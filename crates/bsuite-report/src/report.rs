@@ -75,27 +75,13 @@ fn svg_size(svg: &str) -> (u32, u32) {
     (attribute("width"), attribute("height"))
 }
 
-/// Writes a report on `agents` (whose results came from `sources`, in the same order) into
+/// Writes a report on `agents` into
 /// `out_dir` (created if needed).
 ///
 /// Files are written next to their final name and renamed into place; files of an earlier
 /// report in the same directory that this one does not write again are removed, and nothing
 /// else in or outside `out_dir` is touched.
-///
-/// # Panics
-///
-/// When `sources` and `agents` differ in length.
-pub fn write(
-    agents: &[AgentResults],
-    sources: &[PathBuf],
-    out_dir: &Path,
-    options: &Options,
-) -> Result<Written, Error> {
-    assert_eq!(
-        agents.len(),
-        sources.len(),
-        "one source directory per agent"
-    );
+pub fn write(agents: &[AgentResults], out_dir: &Path, options: &Options) -> Result<Written, Error> {
     if agents.is_empty() {
         return Err(Error::NoAgents);
     }
@@ -221,7 +207,7 @@ pub fn write(
         title: options.title.clone(),
         link: options.link.clone(),
         summaries: &summaries,
-        sources: sources.to_vec(),
+        sources: agents.iter().map(|a| a.source.clone()).collect(),
         written_by: agents
             .iter()
             .map(|a| {

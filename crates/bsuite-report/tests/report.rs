@@ -32,8 +32,7 @@ fn two_agent_report() -> &'static (PathBuf, Written) {
             AgentResults::load("random", &fixtures()).unwrap(),
             AgentResults::load("random_again", &fixtures()).unwrap(),
         ];
-        let sources = vec![fixtures(), fixtures()];
-        let written = bsuite_report::write(&agents, &sources, &out, &Options::default()).unwrap();
+        let written = bsuite_report::write(&agents, &out, &Options::default()).unwrap();
         (out, written)
     })
 }
@@ -159,14 +158,9 @@ fn rewriting_replaces_only_the_reports_own_files() {
     // A directory no report wrote is taken only when empty, or with overwrite.
     fs::write(out.join("index.html"), "my page").unwrap();
     let both = AgentResults::load("agent", &results).unwrap();
-    let refused = bsuite_report::write(
-        std::slice::from_ref(&both),
-        std::slice::from_ref(&results),
-        &out,
-        &Options::default(),
-    )
-    .unwrap_err()
-    .to_string();
+    let refused = bsuite_report::write(std::slice::from_ref(&both), &out, &Options::default())
+        .unwrap_err()
+        .to_string();
     assert!(
         refused.contains("index.html") && refused.contains("--overwrite"),
         "{refused}"
@@ -177,13 +171,7 @@ fn rewriting_replaces_only_the_reports_own_files() {
     );
     assert_eq!(fs::read_dir(&out).unwrap().count(), 1, "nothing written");
     fs::remove_file(out.join("index.html")).unwrap();
-    let first = bsuite_report::write(
-        &[both],
-        std::slice::from_ref(&results),
-        &out,
-        &Options::default(),
-    )
-    .unwrap();
+    let first = bsuite_report::write(&[both], &out, &Options::default()).unwrap();
     // Files put beside a report are left alone by the next one.
     fs::write(out.join("notes.txt"), "mine").unwrap();
     assert!(out.join("images/deep_sea").is_dir());
@@ -192,13 +180,7 @@ fn rewriting_replaces_only_the_reports_own_files() {
 
     fs::remove_file(results.join("bsuite_id_-_deep_sea-0.csv")).unwrap();
     let bandit_only = AgentResults::load("agent", &results).unwrap();
-    let second = bsuite_report::write(
-        &[bandit_only],
-        std::slice::from_ref(&results),
-        &out,
-        &Options::default(),
-    )
-    .unwrap();
+    let second = bsuite_report::write(&[bandit_only], &out, &Options::default()).unwrap();
     assert!(!second.removed.is_empty());
     assert!(second
         .removed
@@ -217,7 +199,7 @@ fn rewriting_replaces_only_the_reports_own_files() {
         ..Options::default()
     };
     let agent = AgentResults::load("agent", &results).unwrap();
-    bsuite_report::write(&[agent], std::slice::from_ref(&results), &foreign, &options).unwrap();
+    bsuite_report::write(&[agent], &foreign, &options).unwrap();
     assert_ne!(
         fs::read_to_string(foreign.join("index.html")).unwrap(),
         "my page"
@@ -234,7 +216,7 @@ fn an_unwritable_directory_is_named_once_and_leaves_nothing() {
     .unwrap();
     let agent = AgentResults::load("agent", &results).unwrap();
     let out = Path::new("/proc/bsuite-report");
-    let err = bsuite_report::write(&[agent], &[results], out, &Options::default()).unwrap_err();
+    let err = bsuite_report::write(&[agent], out, &Options::default()).unwrap_err();
     let text = err.to_string();
     assert!(
         text.starts_with("creating the directory /proc/bsuite-report: "),
@@ -249,7 +231,7 @@ fn an_unwritable_directory_is_named_once_and_leaves_nothing() {
 #[test]
 fn no_agents_or_two_agents_with_one_name_are_errors() {
     let out = scratch("errors");
-    let err = bsuite_report::write(&[], &[], &out, &Options::default()).unwrap_err();
+    let err = bsuite_report::write(&[], &out, &Options::default()).unwrap_err();
     assert!(err.to_string().contains("no results"), "{err}");
     let results = scratch("one-id");
     fs::copy(
@@ -261,13 +243,7 @@ fn no_agents_or_two_agents_with_one_name_are_errors() {
         AgentResults::load("same", &results).unwrap(),
         AgentResults::load("same", &results).unwrap(),
     ];
-    let err = bsuite_report::write(
-        &agents,
-        &[results.clone(), results.clone()],
-        &out,
-        &Options::default(),
-    )
-    .unwrap_err();
+    let err = bsuite_report::write(&agents, &out, &Options::default()).unwrap_err();
     assert!(err.to_string().contains("'same'"), "{err}");
     assert_eq!(
         fs::read_dir(&out).unwrap().count(),
