@@ -143,6 +143,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         title: args.title.clone(),
         link: args.link.clone(),
         overwrite: args.overwrite,
+        ..bsuite_report::Options::default()
     };
     let written = bsuite_report::write(&agents, &args.out, &options)?;
     for (agent, lines) in &written.incomplete {

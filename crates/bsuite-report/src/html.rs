@@ -233,13 +233,17 @@ pub(crate) fn page(model: &Model) -> String {
             let by = written_by
                 .as_ref()
                 .map_or(String::new(), |m| format!(", written by {}", escape(m)));
+            let definition = model
+                .definitions
+                .get(&summary.agent)
+                .map_or(String::new(), |d| format!(": {}", escape(d)));
             match dir {
                 Some(dir) => format!(
-                    "<b>{}</b> (<code>{}</code>{by})",
+                    "<b>{}</b>{definition} (<code>{}</code>{by})",
                     escape(&summary.agent),
                     escape(&dir.display().to_string())
                 ),
-                None => format!("<b>{}</b>{by}", escape(&summary.agent)),
+                None => format!("<b>{}</b>{definition}{by}", escape(&summary.agent)),
             }
         })
         .collect();

@@ -71,7 +71,7 @@ fn known_agent(name: &str) -> Option<&'static str> {
     })
 }
 
-fn preamble() -> String {
+fn preamble(model: &Model) -> String {
     r"% bsuite report preamble, written by `cargo xtask report` (bsuite-rs).
 % \input this file before \begin{document}. The host document must load hyperref
 % (for \url and \href). Set the macros marked `user' before the \input to override them.
@@ -107,9 +107,18 @@ fn preamble() -> String {
 \providecommand{\bsuitecolab}{\href{YOUR-LINK-HERE}}
 % user: the two summary figures.
 \providecommand{\bsuiteradarplot}{\bsuitereportdir/images/radar_plot}
-\providecommand{\bsuitebarplot}{\bsuitereportdir/images/bar_plot}
+\providecommand{\bsuitebarplot}{\bsuitereportdir/images/BAR_PLOT}
 "
-    .to_string()
+    // Several agents: one facet per experiment with a bar per agent reads at this size,
+    // while one facet per agent grows too tall to.
+    .replace(
+        "BAR_PLOT",
+        if model.compare.is_some() {
+            "bar_plot_compare"
+        } else {
+            "bar_plot"
+        },
+    )
 }
 
 fn appendix(model: &Model) -> String {
@@ -129,14 +138,29 @@ fn appendix(model: &Model) -> String {
 
 \subsection{Agent definition}
 \label{app:bsuite-agents}
-All agents were run on every \bsuite{} experiment with their default settings.
+",
+    );
+    if model.definitions.is_empty() {
+        s.push_str(
+            r"All agents were run on every \bsuite{} experiment with their default settings.
 % Say where the implementations come from and how they were configured.
 A short summary of each agent follows.
 \begin{itemize}[noitemsep, nolistsep]
 ",
-    );
+        );
+    } else {
+        s.push_str(
+            r"Each agent and its configuration follow.
+\begin{itemize}[noitemsep, nolistsep]
+",
+        );
+    }
     for summary in model.summaries {
         let name = escape(&summary.agent);
+        if let Some(text) = model.definitions.get(&summary.agent) {
+            let _ = writeln!(s, r"  \item \textbf{{{name}}}: {}", escape(text));
+            continue;
+        }
         match known_agent(&summary.agent) {
             Some(text) => {
                 let _ = writeln!(s, r"  \item \textbf{{{name}}}: {text}");
@@ -173,8 +197,16 @@ Figure~\ref{fig:bar} shows every experiment's score.
 ",
         ),
     }
+    // Every agent adds a line to the definitions and one to the commentary; the two
+    // figures give that room back so the summary stays on one page.
+    let figure_height = 60 - 5 * model.summaries.len().saturating_sub(3).min(4);
+    let bar_caption = if model.compare.is_some() {
+        r"The score of each \bsuite{} experiment, one bar per agent, coloured by agent."
+    } else {
+        r"The score of each \bsuite{} experiment, coloured by type."
+    };
     s.push_str(
-        r"Scores per experiment and the standard plots of each experiment are in
+        &r"Scores per experiment and the standard plots of each experiment are in
 Section~\ref{app:bsuite-details}.
 
 \ifdefined\newgeometry\else\vspace{-2mm}\fi
@@ -189,7 +221,7 @@ Section~\ref{app:bsuite-details}.
 \begin{minipage}[t]{0.48\textwidth}
   \centering
   \includegraphics[width=\textwidth,height=60mm,keepaspectratio]{\bsuitebarplot}
-  \caption{The score of each \bsuite{} experiment, coloured by type.}
+  \caption{BAR_CAPTION}
   \label{fig:bar}
 \end{minipage}
 \end{figure}
@@ -198,8 +230,10 @@ Section~\ref{app:bsuite-details}.
 \subsection{Results commentary}
 \label{app:bsuite-commentary}
 % One bullet per agent: what it does well, where it fails, and why.
-\begin{itemize}[leftmargin=*]
-",
+\begin{itemize}[leftmargin=*, noitemsep, nolistsep]
+"
+        .replace("BAR_CAPTION", bar_caption)
+        .replace("height=60mm", &format!("height={figure_height}mm")),
     );
     for summary in model.summaries {
         let _ = writeln!(
@@ -497,7 +531,7 @@ fn bibliography() -> String {
 /// The LaTeX files of a report as `(file name, contents)`.
 pub(crate) fn files(model: &Model) -> Vec<(&'static str, String)> {
     vec![
-        (PREAMBLE, preamble()),
+        (PREAMBLE, preamble(model)),
         (APPENDIX, appendix(model)),
         (DETAILS, details(model)),
         (STANDALONE, standalone()),

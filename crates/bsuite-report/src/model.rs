@@ -1,6 +1,7 @@
 //! What a report contains, independent of its format: the agents' scores, the drawn figures
 //! and what is missing. The LaTeX and HTML writers both read this.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use bsuite_analysis::experiments::in_plot_order;
@@ -109,6 +110,8 @@ pub(crate) struct Model<'a> {
     pub title: String,
     /// Link to the full online report, if any.
     pub link: Option<String>,
+    /// Agent definitions given by the caller, by agent name.
+    pub definitions: BTreeMap<String, String>,
     /// One summary per agent, in the order given.
     pub summaries: &'a [Summary],
     /// Results directory of each agent, in the same order, where it was read from one.

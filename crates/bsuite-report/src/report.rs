@@ -1,6 +1,6 @@
 //! Writing a whole report: every figure as SVG and PDF, the LaTeX files and `index.html`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -27,6 +27,9 @@ pub struct Options {
     pub link: Option<String>,
     /// Replace files in the report directory that no earlier report wrote.
     pub overwrite: bool,
+    /// One sentence per agent name for the appendix's "Agent definition" list (a study's
+    /// definitions); agents without one get bsuite's usual line or a placeholder.
+    pub definitions: BTreeMap<String, String>,
 }
 
 impl Default for Options {
@@ -35,6 +38,7 @@ impl Default for Options {
             title: latex::DEFAULT_TITLE.to_string(),
             link: None,
             overwrite: false,
+            definitions: BTreeMap::new(),
         }
     }
 }
@@ -206,6 +210,7 @@ pub fn write(agents: &[AgentResults], out_dir: &Path, options: &Options) -> Resu
     let model = Model {
         title: options.title.clone(),
         link: options.link.clone(),
+        definitions: options.definitions.clone(),
         summaries: &summaries,
         sources: agents.iter().map(|a| a.source.clone()).collect(),
         written_by: agents

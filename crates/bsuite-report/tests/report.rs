@@ -148,6 +148,43 @@ fn latex_compiles_with_a_one_page_summary_and_all_figures() {
     assert_eq!(checked.figures, written.figures);
 }
 
+/// A study's report (six variants, each with its definition) keeps the summary on one
+/// page: the figures give back the room the longer lists take.
+#[test]
+fn six_agents_keep_the_summary_on_one_page() {
+    let names = ["a", "b", "c", "d", "e", "f"];
+    let agents: Vec<AgentResults> = names
+        .iter()
+        .map(|name| AgentResults::load(*name, &fixtures()).unwrap())
+        .collect();
+    let options = Options {
+        definitions: names
+            .iter()
+            .map(|n| {
+                (
+                    n.to_string(),
+                    format!("variant {n}, a sentence long enough to wrap."),
+                )
+            })
+            .collect(),
+        ..Options::default()
+    };
+    let out = scratch("six-agents");
+    bsuite_report::write(&agents, &out, &options).unwrap();
+    let appendix = fs::read_to_string(out.join(latex::APPENDIX)).unwrap();
+    assert!(appendix.contains(r"\item \textbf{f}: variant f, a sentence long enough to wrap."));
+    let preamble = fs::read_to_string(out.join(latex::PREAMBLE)).unwrap();
+    assert!(
+        preamble.contains("images/bar_plot_compare}"),
+        "several agents: one bar each"
+    );
+    if check::pdflatex_available() {
+        check::compile_and_check(&out).unwrap_or_else(|e| panic!("{e}"));
+    } else {
+        assert!(std::env::var_os("CI").is_none(), "CI must install pdflatex");
+    }
+}
+
 #[test]
 fn rewriting_replaces_only_the_reports_own_files() {
     let results = scratch("partial-results");
