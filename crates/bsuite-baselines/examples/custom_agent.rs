@@ -92,6 +92,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let entry = AgentEntry {
         name: "tabular_q",
         description: "tabular Q-learning over exact observations",
+        // Its hyperparameters, for --config and the results' manifest: just the seed here.
+        keys: &[bsuite_baselines::config::SEED],
         make: |setup| Box::new(TabularQ::new(setup)),
         batching: None, // one id at a time (see `BatchAgent` for lockstep batches)
     };

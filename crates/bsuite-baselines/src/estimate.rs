@@ -8,6 +8,7 @@ use std::time::Instant;
 use bsuite_envs::{BsuiteId, Environment, LoadError, TimeStep};
 
 use crate::agent::{BatchAgent, OneByOne};
+use crate::config::AgentConfig;
 use crate::factory::{AgentEntry, AgentSetup};
 use crate::runner::{self, RunnerOptions};
 
@@ -191,6 +192,8 @@ pub fn estimate(
         (Some(_), n) => n,
         (None, _) => 1,
     };
+    let config =
+        (options.config.clone()).unwrap_or_else(|| AgentConfig::new(agent.name, agent.keys));
     let base_bytes = resident_bytes();
     let mut experiments: Vec<ExperimentEstimate> = Vec::new();
     for group in ids.chunk_by(|a, b| a.experiment().name == b.experiment().name) {
@@ -211,6 +214,7 @@ pub fn estimate(
                 observation_spec: env.observation_spec(),
                 action_spec: env.action_spec(),
                 seed: options.seed,
+                config: config.clone(),
                 device: options.device,
             });
             envs.push(env);

@@ -3,6 +3,7 @@
 use bsuite_envs::{ActionSpec, BsuiteId, ObservationSpec};
 
 use crate::agent::{Agent, BatchAgent};
+use crate::config::{self, AgentConfig, Key};
 use crate::random::Random;
 
 /// Where an agent computes: the CPU, or CUDA device N (LibTorch agents only; others
@@ -63,8 +64,8 @@ impl std::fmt::Display for ComputeDevice {
     }
 }
 
-/// What an agent is built from: the id it will run on, its specs, the agent seed and where
-/// it computes.
+/// What an agent is built from: the id it will run on, its specs, the agent seed, its
+/// configuration and where it computes.
 #[derive(Clone, Debug)]
 pub struct AgentSetup {
     /// The bsuite_id the agent will run on.
@@ -73,8 +74,11 @@ pub struct AgentSetup {
     pub observation_spec: ObservationSpec,
     /// The environment's action spec.
     pub action_spec: ActionSpec,
-    /// The agent's seed (42 by default, as bsuite's `run.py` passes).
+    /// The agent's seed (42 by default, as bsuite's `run.py` passes); equal to the
+    /// configuration's `seed` where the agent has that key.
     pub seed: u32,
+    /// The agent's hyperparameters: a value for each of its [`AgentEntry::keys`].
+    pub config: AgentConfig,
     /// Where the agent computes.
     pub device: ComputeDevice,
 }
@@ -86,6 +90,8 @@ pub struct AgentEntry {
     pub name: &'static str,
     /// One line for help texts.
     pub description: &'static str,
+    /// Its hyperparameters ([`crate::config`]); `&[]` for an agent without any.
+    pub keys: &'static [Key],
     /// Builds a fresh agent for one bsuite_id.
     pub make: fn(&AgentSetup) -> Box<dyn Agent>,
     /// How to run many ids as one lockstep batch, for agents that can; `None` runs each id
@@ -124,6 +130,7 @@ pub fn agents() -> Vec<AgentEntry> {
     let mut agents = vec![AgentEntry {
         name: "random",
         description: "uniformly random actions, RandomState(seed).randint(num_actions) per step",
+        keys: config::keys("random").unwrap_or_default(),
         make: |setup| Box::new(Random::new(setup.action_spec, setup.seed)),
         batching: None,
     }];

@@ -15,6 +15,7 @@
 //! LibTorch and runs them.
 
 mod agent;
+pub mod config;
 pub mod console;
 pub mod dir_lock;
 pub mod estimate;

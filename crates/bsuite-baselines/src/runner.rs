@@ -26,6 +26,7 @@ use bsuite_logging::manifest::{ManifestError, RunManifest};
 use bsuite_logging::results::{file_name, logged_episodes, ReadError};
 use bsuite_logging::{LogError, Logging};
 
+use crate::config::AgentConfig;
 use crate::dir_lock::LockError;
 use crate::experiment::{run_lockstep, run_with, ReplicaEnd};
 use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
@@ -52,9 +53,33 @@ pub struct RunnerOptions {
     pub shard: Option<Shard>,
     /// Where the agents compute.
     pub device: ComputeDevice,
+    /// The agent's hyperparameters; `None` runs its defaults. Its `seed` is `seed`'s.
+    pub config: Option<AgentConfig>,
 }
 
 impl RunnerOptions {
+    /// The configuration `agent` runs with: `config`, or the agent's defaults, with the
+    /// seed of `seed`.
+    pub fn config_for(&self, agent: AgentEntry) -> Result<AgentConfig, RunError> {
+        let mut config = match &self.config {
+            Some(config) if config.agent() != agent.name => {
+                return Err(RunError::ConfigOfAnotherAgent {
+                    config: config.agent(),
+                    agent: agent.name,
+                })
+            }
+            Some(config) => config.clone(),
+            None => AgentConfig::new(agent.name, agent.keys),
+        };
+        if config.has("seed") {
+            let seed = self.seed.to_string();
+            if let Err(error) = config.set("seed", &seed) {
+                unreachable!("every u32 is a seed: {error}");
+            }
+        }
+        Ok(config)
+    }
+
     /// Batches run at once: `jobs`, or one per core when it is 0.
     pub fn effective_jobs(&self) -> usize {
         if self.jobs == 0 {
@@ -78,6 +103,7 @@ impl Default for RunnerOptions {
             batch_size: 0,
             shard: None,
             device: ComputeDevice::Cpu,
+            config: None,
         }
     }
 }
@@ -184,6 +210,14 @@ impl std::fmt::Display for IdReport {
 /// Each message is whole: the underlying error is part of it, not a separate source.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The configuration given is another agent's.
+    #[error("a configuration of {config} cannot configure {agent}")]
+    ConfigOfAnotherAgent {
+        /// The agent the configuration is for.
+        config: &'static str,
+        /// The agent run.
+        agent: &'static str,
+    },
     /// The results directory could not be created.
     #[error("creating results directory {}: {error}", .dir.display())]
     CreateDir {
@@ -240,15 +274,25 @@ pub enum RunError {
 /// Checks that `dir` holds this agent's, seed's and episode count's results (or none),
 /// then records them in its manifest. Another run's directory is refused unless
 /// `options.overwrite` is set.
-fn claim(dir: &Path, agent: AgentEntry, options: &RunnerOptions) -> Result<(), RunError> {
+fn claim(
+    dir: &Path,
+    agent: AgentEntry,
+    config: &AgentConfig,
+    options: &RunnerOptions,
+) -> Result<(), RunError> {
+    // The entry's line describes the defaults; say what this run changed.
+    let changed = config.changed();
+    let description = match changed.is_empty() {
+        true => agent.description.to_string(),
+        false => format!("{}; changed: {changed}", agent.description),
+    };
     let ours = RunManifest {
         git_revision: option_env!("BSUITE_GIT_REVISION").map(str::to_string),
-        ..RunManifest::new(
-            agent.name,
-            agent.description,
-            options.seed,
-            options.num_episodes,
-        )
+        config: config
+            .entries()
+            .map(|(key, value)| (key.to_string(), value.to_string()))
+            .collect(),
+        ..RunManifest::new(agent.name, &description, options.seed, options.num_episodes)
     };
     match RunManifest::read(dir) {
         Ok(Some(theirs)) if !options.overwrite => {
@@ -286,7 +330,8 @@ pub fn run_ids(
     })?;
     let _lock = crate::dir_lock::lock(&options.results_dir, options.shard)
         .map_err(|error| RunError::Lock { error })?;
-    claim(&options.results_dir, agent, options)?;
+    let config = options.config_for(agent)?;
+    claim(&options.results_dir, agent, &config, options)?;
     let reports: Mutex<Vec<Option<IdReport>>> = Mutex::new(vec![None; ids.len()]);
     let report = |position: usize, report: IdReport| {
         progress.ids_done.fetch_add(1, Ordering::Relaxed);
@@ -311,17 +356,17 @@ pub fn run_ids(
     }
 
     let jobs = options.effective_jobs();
-    let work = make_batches(pending, agent, options, jobs);
+    let work = make_batches(pending, agent, &config, options, jobs);
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for worker in 0..jobs.min(work.len()) {
-            let (work, next, report) = (&work, &next, &report);
+            let (work, next, report, config) = (&work, &next, &report, &config);
             std::thread::Builder::new()
                 .name(format!("bsuite-runner-{worker}"))
                 .spawn_scoped(scope, move || loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(batch) = work.get(i) else { break };
-                    run_batch(batch, agent, options, progress, report);
+                    run_batch(batch, agent, config, options, progress, report);
                 })
                 .map_err(|error| RunError::Thread { worker, error })?;
         }
@@ -447,6 +492,7 @@ struct Batch {
 fn make_batches(
     pending: Vec<Pending>,
     agent: AgentEntry,
+    config: &AgentConfig,
     options: &RunnerOptions,
     jobs: usize,
 ) -> Vec<Batch> {
@@ -468,7 +514,7 @@ fn make_batches(
         .map(|p| {
             let (key, cost) = match p.id.load() {
                 Ok(env) => (
-                    (batching.key)(&agent_setup(p.id, &*env, options)),
+                    (batching.key)(&agent_setup(p.id, &*env, config, options)),
                     estimated_cost(p.id, &*env, p.run.num_episodes),
                 ),
                 Err(_) => (u64::MAX, 0.0),
@@ -511,12 +557,18 @@ pub fn expected_agent_steps(id: BsuiteId, episodes: usize) -> f64 {
     episodes as f64 * id.steps_per_episode().max(1.0)
 }
 
-fn agent_setup(id: BsuiteId, env: &dyn Environment, options: &RunnerOptions) -> AgentSetup {
+fn agent_setup(
+    id: BsuiteId,
+    env: &dyn Environment,
+    config: &AgentConfig,
+    options: &RunnerOptions,
+) -> AgentSetup {
     AgentSetup {
         id,
         observation_spec: env.observation_spec(),
         action_spec: env.action_spec(),
         seed: options.seed,
+        config: config.clone(),
         device: options.device,
     }
 }
@@ -538,6 +590,7 @@ type LoggedEnv = Logging<Box<dyn Environment>, CsvLogger>;
 fn run_batch(
     batch: &Batch,
     agent: AgentEntry,
+    config: &AgentConfig,
     options: &RunnerOptions,
     progress: &Progress,
     report: &(dyn Fn(usize, IdReport) + Sync),
@@ -555,7 +608,7 @@ fn run_batch(
     // Environments and loggers first; an id that cannot start fails alone.
     let mut members = Vec::with_capacity(batch.members.len());
     for p in &batch.members {
-        match open(p, options) {
+        match open(p, config, options) {
             Ok((env, setup)) => members.push((p.clone(), env, setup)),
             Err(error) => fail(p, error.to_string()),
         }
@@ -647,9 +700,13 @@ fn run_batch(
 }
 
 /// The logged environment and agent setup of an id about to run.
-fn open(p: &Pending, options: &RunnerOptions) -> Result<(LoggedEnv, AgentSetup), StartError> {
+fn open(
+    p: &Pending,
+    config: &AgentConfig,
+    options: &RunnerOptions,
+) -> Result<(LoggedEnv, AgentSetup), StartError> {
     let env = p.id.load().map_err(|error| StartError::Load { error })?;
-    let setup = agent_setup(p.id, &*env, options);
+    let setup = agent_setup(p.id, &*env, config, options);
     let logger = CsvLogger::create(&p.id, &options.results_dir, p.run.overwrite)
         .map_err(|error| StartError::Log { error })?;
     Ok((

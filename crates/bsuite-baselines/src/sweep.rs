@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use bsuite_envs::{BsuiteId, IdError, LoadError};
 
+use crate::config::{AgentConfig, ConfigError};
 use crate::factory::{AgentEntry, ComputeDevice};
 use crate::runner::{self, IdReport, Outcome, Progress, Replaced, RunError, RunnerOptions, Shard};
 
@@ -27,18 +28,29 @@ pub struct SweepArgs {
         arg(long, num_args = 1.., value_name = "ID|EXPERIMENT|TAG|SWEEP|TESTING")
     )]
     pub ids: Vec<String>,
-    /// Results directory (default: results/<agent>).
+    /// Results directory (default: `results/<name>`).
     #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub results: Option<PathBuf>,
+    /// The run's name: its results go to `results/<name>/` and scores and reports call the
+    /// agent by it (default: the agent's name).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
+    pub name: Option<String>,
+    /// Set a hyperparameter, KEY=VALUE (repeatable; `cargo xtask agents` lists each
+    /// agent's keys). Applied after --config-file.
+    #[cfg_attr(feature = "cli", arg(long = "config", value_name = "KEY=VALUE"))]
+    pub config: Vec<String>,
+    /// Hyperparameters from a TOML file of `key = value` lines.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.toml"))]
+    pub config_file: Option<PathBuf>,
     /// Batches of ids run at once (default: one per core).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 0))]
     pub jobs: usize,
     /// Re-run ids whose results file is already complete, replacing it.
     #[cfg_attr(feature = "cli", arg(long))]
     pub overwrite: bool,
-    /// The agent seed, the same for every id.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 42))]
-    pub seed: u32,
+    /// The agent seed, the same for every id (default: the configuration's `seed`, 42).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub seed: Option<u32>,
     /// Episodes per id instead of the reference's counts (at least 1).
     #[cfg_attr(feature = "cli", arg(long, value_name = "N", value_parser = positive))]
     pub num_episodes: Option<usize>,
@@ -121,6 +133,28 @@ pub enum SweepError {
         /// Why.
         error: LoadError,
     },
+    /// A `--config KEY=VALUE` does not fit the agent.
+    #[error("--config {error}")]
+    Config {
+        /// Why.
+        error: ConfigError,
+    },
+    /// The config file could not be read, or one of its entries does not fit the agent.
+    #[error("config file {}: {error}", .path.display())]
+    ConfigFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: String,
+    },
+    /// `--seed` and `--config seed=` disagree.
+    #[error("--seed {flag} and --config seed={config} disagree; give the seed once")]
+    TwoSeeds {
+        /// `--seed`.
+        flag: u32,
+        /// `--config seed=`.
+        config: u32,
+    },
     /// The sweep could not run at all.
     #[error("{error}")]
     Run {
@@ -141,25 +175,83 @@ pub enum SweepError {
 }
 
 impl SweepArgs {
-    /// The results directory: `--results`, else `results/<agent>`.
+    /// The results directory: `--results`, else `results/<name>` (`--name`, else the
+    /// agent's name).
     pub fn results_dir(&self) -> PathBuf {
+        let name = self.name.as_deref().unwrap_or(&self.agent);
         self.results
             .clone()
-            .unwrap_or_else(|| PathBuf::from("results").join(&self.agent))
+            .unwrap_or_else(|| PathBuf::from("results").join(name))
     }
 
-    /// The runner options these arguments ask for.
-    pub fn runner_options(&self) -> RunnerOptions {
-        RunnerOptions {
+    /// The agent's configuration: its defaults, then `--config-file`, then each
+    /// `--config`, then `--seed`.
+    pub fn agent_config(&self, agent: AgentEntry) -> Result<AgentConfig, SweepError> {
+        self.configure(AgentConfig::new(agent.name, agent.keys))
+    }
+
+    /// Checks `--config`, `--config-file` and `--seed` against the agent's keys where this
+    /// crate knows them (every agent of [`crate::config::all`]), so that a tool that hands
+    /// the sweep to another binary can refuse a bad configuration first.
+    pub fn check_config(&self) -> Result<(), SweepError> {
+        match AgentConfig::defaults(&self.agent) {
+            Ok(defaults) => self.configure(defaults).map(|_| ()),
+            Err(_) => Ok(()),
+        }
+    }
+
+    fn configure(&self, mut config: AgentConfig) -> Result<AgentConfig, SweepError> {
+        let bad = |error| SweepError::Config { error };
+        if let Some(path) = &self.config_file {
+            for pair in config_file_pairs(path)? {
+                config
+                    .set_pair(&pair)
+                    .map_err(|error| SweepError::ConfigFile {
+                        path: path.clone(),
+                        error: error.to_string(),
+                    })?;
+            }
+        }
+        for pair in &self.config {
+            config.set_pair(pair).map_err(bad)?;
+        }
+        if let Some(seed) = self.seed {
+            if config.has("seed") {
+                let given = self
+                    .config
+                    .iter()
+                    .any(|p| p.trim_start().starts_with("seed="));
+                if given && config.seed() != seed {
+                    return Err(SweepError::TwoSeeds {
+                        flag: seed,
+                        config: config.seed(),
+                    });
+                }
+                config.set("seed", &seed.to_string()).map_err(bad)?;
+            }
+        }
+        Ok(config)
+    }
+
+    /// The runner options these arguments ask for `agent`.
+    pub fn runner_options(&self, agent: AgentEntry) -> Result<RunnerOptions, SweepError> {
+        let config = self.agent_config(agent)?;
+        let seed = match (self.seed, config.has("seed")) {
+            (_, true) => config.seed(),
+            (Some(seed), false) => seed,
+            (None, false) => RunnerOptions::default().seed,
+        };
+        Ok(RunnerOptions {
             results_dir: self.results_dir(),
             jobs: self.jobs,
             overwrite: self.overwrite,
-            seed: self.seed,
+            seed,
             num_episodes: self.num_episodes,
             batch_size: self.batch_size,
             shard: self.shard,
             device: self.device,
-        }
+            config: Some(config),
+        })
     }
 
     /// The ids to run: the selectors resolved, then this shard of them.
@@ -170,6 +262,55 @@ impl SweepArgs {
             None => ids,
         })
     }
+}
+
+/// The `key = value` entries of a TOML config file, as `KEY=VALUE` text: numbers, booleans
+/// and strings as written, arrays of widths as `64,64`.
+#[cfg(feature = "cli")]
+fn config_file_pairs(path: &Path) -> Result<Vec<String>, SweepError> {
+    let bad = |error: String| SweepError::ConfigFile {
+        path: path.to_path_buf(),
+        error,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| bad(e.to_string()))?;
+    table
+        .iter()
+        .map(|(key, value)| Ok(format!("{key}={}", toml_text(value).map_err(&bad)?)))
+        .collect()
+}
+
+/// A TOML value as `--config` text: numbers, names and flags as written, arrays joined with
+/// commas (`[64, 64]` is `64,64`); tables and dates are errors.
+#[cfg(feature = "cli")]
+pub fn toml_text(value: &toml::Value) -> Result<String, String> {
+    Ok(match value {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(n) => n.to_string(),
+        toml::Value::Float(x) => x.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        toml::Value::Array(items) => items
+            .iter()
+            .map(toml_text)
+            .collect::<Result<Vec<_>, _>>()?
+            .join(","),
+        other => {
+            return Err(format!(
+                "{} is not a number, name, flag or list",
+                other.type_str()
+            ))
+        }
+    })
+}
+
+#[cfg(not(feature = "cli"))]
+fn config_file_pairs(path: &Path) -> Result<Vec<String>, SweepError> {
+    Err(SweepError::ConfigFile {
+        path: path.to_path_buf(),
+        error: "config files need bsuite-baselines' `cli` feature".into(),
+    })
 }
 
 /// Resolves selectors (ids, experiments, tags, `SWEEP`, `TESTING`) to ids in sweep order
@@ -203,7 +344,7 @@ pub fn run_sweep(
     args: &SweepArgs,
 ) -> Result<Vec<IdReport>, SweepError> {
     let ids = args.ids().map_err(|error| SweepError::Ids { error })?;
-    let options = args.runner_options();
+    let options = args.runner_options(agent)?;
     if args.estimate {
         eprintln!(
             "{name}: calibrating {} on {} experiments (nothing is written)...",
@@ -217,7 +358,9 @@ pub fn run_sweep(
         return Ok(Vec::new());
     }
     let plain = args.plain || !std::io::stderr().is_terminal();
-    let mut notes = vec![format!("seed {}", args.seed)];
+    let mut notes = vec![format!("seed {}", options.seed)];
+    let changed = options.config.as_ref().map(AgentConfig::changed);
+    notes.extend(changed.filter(|c| !c.is_empty()));
     if args.device != ComputeDevice::Cpu {
         notes.push(format!("device {}", args.device));
     }
@@ -402,9 +545,12 @@ mod tests {
             agent: "random".into(),
             ids: vec!["catch".into()],
             results: None,
+            name: None,
+            config: Vec::new(),
+            config_file: None,
             jobs: 0,
             overwrite: false,
-            seed: 42,
+            seed: None,
             num_episodes: None,
             shard: Some("1/4".parse().unwrap()),
             batch_size: 0,
@@ -414,6 +560,16 @@ mod tests {
             device: ComputeDevice::Cpu,
         };
         assert_eq!(args.results_dir(), PathBuf::from("results/random"));
+        let options = args.runner_options(crate::factory::agent("random").unwrap());
+        assert_eq!(options.unwrap().seed, 42);
+        let named = SweepArgs {
+            name: Some("mine".into()),
+            seed: Some(7),
+            ..args.clone()
+        };
+        assert_eq!(named.results_dir(), PathBuf::from("results/mine"));
+        let options = named.runner_options(crate::factory::agent("random").unwrap());
+        assert_eq!(options.unwrap().config.unwrap().seed(), 7);
         let ids: Vec<String> = args
             .ids()
             .unwrap()

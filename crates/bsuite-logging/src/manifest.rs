@@ -4,6 +4,7 @@
 //! `score` and `report` can say what they show. Python bsuite's readers load only
 //! `bsuite_id_-_*.csv` files and ignore it.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -29,6 +30,10 @@ pub struct RunManifest {
     pub description: String,
     /// The agent seed.
     pub seed: u32,
+    /// Every hyperparameter of the agent, `key -> value` as `--config` takes them (empty in
+    /// manifests written before agents were configurable, and for agents without keys).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub config: BTreeMap<String, String>,
     /// Episodes per id when shortened (`--num-episodes`); `None` for each id's own count.
     pub num_episodes: Option<usize>,
     /// The bsuite-rs version that wrote it.
@@ -65,6 +70,7 @@ impl RunManifest {
             agent: agent.to_string(),
             description: description.to_string(),
             seed,
+            config: BTreeMap::new(),
             num_episodes,
             bsuite_rs: env!("CARGO_PKG_VERSION").to_string(),
             git_revision: None,
@@ -109,6 +115,20 @@ impl RunManifest {
         }
         if self.seed != other.seed {
             out.push(format!("seed {}, not {}", self.seed, other.seed));
+        }
+        // Older manifests recorded no configuration: only a recorded one can differ.
+        if !other.config.is_empty() {
+            for (key, ours) in self.config.iter().filter(|(k, _)| *k != "seed") {
+                match other.config.get(key) {
+                    Some(theirs) if theirs == ours => {}
+                    Some(theirs) => out.push(format!("{key}={ours}, not {theirs}")),
+                    None => out.push(format!("{key}={ours}, not unset")),
+                }
+            }
+            let ours_lacks = |k: &&String| !self.config.contains_key(*k);
+            for key in other.config.keys().filter(ours_lacks) {
+                out.push(format!("no {key}, not {}", other.config[key]));
+            }
         }
         if self.num_episodes != other.num_episodes {
             out.push(format!(

@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
+use bsuite_baselines::config::AgentConfig;
 use bsuite_baselines::estimate::{cpu_seconds, time_lockstep};
-use bsuite_baselines::factory::{self, AgentSetup, ComputeDevice};
+use bsuite_baselines::factory::{self, AgentEntry, AgentSetup, ComputeDevice};
 use bsuite_baselines::tch_agents::{
     ActorCriticConfig, ActorCriticRnnConfig, BootDqnConfig, DqnConfig,
 };
@@ -51,13 +52,19 @@ struct Args {
     python: Option<PathBuf>,
 }
 
-fn setup(id: BsuiteId) -> (Box<dyn Environment>, AgentSetup) {
+fn setup(id: BsuiteId, entry: &AgentEntry) -> (Box<dyn Environment>, AgentSetup) {
     let env = id.load().expect("registry ids load");
+    // The agent's default configuration, with seed 0.
+    let mut config = AgentConfig::new(entry.name, entry.keys);
+    if config.has("seed") {
+        config.set("seed", "0").expect("seed 0 is a seed");
+    }
     let setup = AgentSetup {
         id,
         observation_spec: env.observation_spec(),
         action_spec: env.action_spec(),
         seed: 0,
+        config,
         device: ComputeDevice::Cpu,
     };
     (env, setup)
@@ -136,7 +143,7 @@ fn cost_model(
                 (1.0, c.hidden, c.batch_size)
             } else {
                 let c = BootDqnConfig::default();
-                (f(c.num_ensemble), c.hidden, c.batch_size)
+                (f(c.num_ensemble), c.base.hidden, c.base.batch_size)
             };
             let mut sizes = vec![obs_len];
             sizes.extend(hidden);
@@ -281,12 +288,12 @@ fn time_agent(
     args: &Args,
 ) -> Result<(Timing, Option<Timing>), String> {
     let entry = factory::agent(name).map_err(|e| e.to_string())?;
-    let (env, s) = setup(ids[0]);
+    let (env, s) = setup(ids[0], &entry);
     let mut envs = vec![env];
     let mut agent = OneByOne(vec![(entry.make)(&s)]);
     let single = time_rounds(&mut agent, &mut envs, args.warmup, args.steps);
     let batched = entry.batching.filter(|_| ids.len() > 1).map(|batching| {
-        let (mut envs, setups): (Vec<_>, Vec<_>) = ids.iter().map(|&id| setup(id)).unzip();
+        let (mut envs, setups): (Vec<_>, Vec<_>) = ids.iter().map(|&id| setup(id, &entry)).unzip();
         let mut agent = (batching.make)(&setups);
         time_rounds(&mut *agent, &mut envs, args.warmup, args.steps)
     });
@@ -344,7 +351,7 @@ fn run(args: Args) -> Result<(), String> {
             batched_us: batched.map(|t| t.us_per_step),
             ..AgentReport::default()
         };
-        let (env, _) = setup(ids[0]);
+        let env = ids[0].load().expect("registry ids load");
         let obs_len = env.observation_spec().len();
         let actions = env.action_spec().num_actions;
         if let Some(cost) = cost_model(name, obs_len, actions, single.episode_len, single.density) {

@@ -3,17 +3,21 @@
 use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 use tch::{nn, Device, Kind, Tensor};
 
-use super::nets::{adam, tensor, to_vec, Params, StackedMlp};
+use super::nets::{tensor, to_vec, Params, StackedMlp, TrainOptimizer};
 use super::sequence::{lambda_returns, Buffer};
+use crate::config::{AgentConfig, Optimizer};
 use crate::Agent;
 
 /// The actor-critic agents' hyperparameters; [`Default`] is bsuite's JAX `default_agent`
-/// of the feed-forward agent.
+/// of the feed-forward agent, and [`ActorCriticConfig::from_config`] reads them from the
+/// keys of [`crate::config`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ActorCriticConfig {
+    /// The optimiser (Adam in bsuite), with optax's defaults but for the learning rate.
+    pub optimizer: Optimizer,
     /// Torso layer sizes (no ReLU after the last; see quirk 31).
     pub hidden: Vec<usize>,
-    /// Adam's learning rate.
+    /// The optimiser's learning rate.
     pub learning_rate: f64,
     /// Transitions per SGD step (fewer at episode ends).
     pub sequence_length: usize,
@@ -26,11 +30,38 @@ pub struct ActorCriticConfig {
 impl Default for ActorCriticConfig {
     fn default() -> Self {
         ActorCriticConfig {
+            optimizer: Optimizer::Adam,
             hidden: vec![64, 64],
             learning_rate: 3e-3,
             sequence_length: 32,
             discount: 0.99,
             td_lambda: 0.9,
+        }
+    }
+}
+
+impl ActorCriticConfig {
+    /// The configuration `config` describes: its keys `optimizer`, `learning_rate`,
+    /// `discount`, `hidden_sizes`, `sequence_length` and `td_lambda` (every actor-critic's).
+    /// The defaults of actor_critic's table give [`ActorCriticConfig::default`].
+    ///
+    /// ```
+    /// use bsuite_baselines::config::AgentConfig;
+    /// use bsuite_baselines::tch_agents::ActorCriticConfig;
+    ///
+    /// let config = AgentConfig::defaults("actor_critic").unwrap();
+    /// assert_eq!(ActorCriticConfig::from_config(&config), ActorCriticConfig::default());
+    /// ```
+    ///
+    /// Panics when `config` lacks one of these keys (another agent's configuration).
+    pub fn from_config(config: &AgentConfig) -> Self {
+        ActorCriticConfig {
+            optimizer: config.optimizer(),
+            hidden: config.widths("hidden_sizes").to_vec(),
+            learning_rate: config.float("learning_rate"),
+            sequence_length: config.count("sequence_length"),
+            discount: config.float("discount") as f32,
+            td_lambda: config.float("td_lambda") as f32,
         }
     }
 }
@@ -92,7 +123,7 @@ pub struct ActorCritic {
     torso: StackedMlp,
     /// The policy logits and the value in one Linear (`num_actions + 1` outputs).
     heads: StackedMlp,
-    optimizer: nn::Optimizer,
+    optimizer: TrainOptimizer,
     buffer: Buffer,
     rng: RandomState,
 }
@@ -123,7 +154,7 @@ impl ActorCritic {
             1,
             &[width, num_actions + 1],
         );
-        let optimizer = adam(&vs, config.learning_rate);
+        let optimizer = TrainOptimizer::new(&vs, config.optimizer, config.learning_rate);
         ActorCritic {
             buffer: Buffer::new(obs_len, config.sequence_length),
             config,

@@ -1,6 +1,6 @@
 //! The actor-critic agents on the host, as replicas: bsuite's `actor_critic` (an MLP torso)
 //! and `actor_critic_rnn` (an MLP torso and an LSTM), each replica with its own parameters,
-//! Adam state, trajectory buffer, LSTM states and random stream.
+//! optimiser state, trajectory buffer, LSTM states and random stream.
 //!
 //! Their networks are small enough that LibTorch's per-call overhead, not arithmetic, set
 //! their speed, and replicas do not share weights; so every replica runs its forward and
@@ -219,7 +219,7 @@ impl Replica {
     /// One SGD step on the trajectory in the buffer: `T` transitions, `T + 1` observations.
     fn sgd_step(&mut self, config: &ActorCriticConfig) {
         self.accumulate_gradients(config);
-        self.params.adam(config.learning_rate);
+        self.params.step(config.optimizer, config.learning_rate);
     }
 
     /// The loss gradients of the trajectory in the buffer, added to `params.grad`; the

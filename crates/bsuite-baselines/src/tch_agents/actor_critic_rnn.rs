@@ -5,14 +5,17 @@ use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 use tch::{nn, Device, Tensor};
 
 use super::actor_critic::{actor_critic_loss, sample_softmax, ActorCriticConfig};
-use super::nets::{adam, tensor, to_vec, Lstm, LstmState, Params, StackedMlp};
+use super::nets::{tensor, to_vec, Lstm, LstmState, Params, StackedMlp, TrainOptimizer};
 use super::sequence::Buffer;
+use crate::config::AgentConfig;
 use crate::Agent;
 
-/// The recurrent agent's hyperparameters; [`Default`] is bsuite's JAX `default_agent`.
+/// The recurrent agent's hyperparameters; [`Default`] is bsuite's JAX `default_agent`,
+/// and [`ActorCriticRnnConfig::from_config`] reads them from the keys of
+/// [`crate::config`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ActorCriticRnnConfig {
-    /// Torso, learning rate, sequence length, discount and λ.
+    /// Optimiser, torso, learning rate, sequence length, discount and λ.
     pub base: ActorCriticConfig,
     /// LSTM width.
     pub lstm_size: usize,
@@ -35,6 +38,33 @@ impl Default for ActorCriticRnnConfig {
     }
 }
 
+impl ActorCriticRnnConfig {
+    /// The configuration `config` describes: the actor-critic's keys (see
+    /// [`ActorCriticConfig::from_config`]), `lstm_size` and `reset_training_state` (which
+    /// sets `reset_unroll_state`). The defaults of actor_critic_rnn's table give
+    /// [`ActorCriticRnnConfig::default`]; actor_critic_rnn_reset's differ in
+    /// `reset_unroll_state` alone.
+    ///
+    /// ```
+    /// use bsuite_baselines::config::AgentConfig;
+    /// use bsuite_baselines::tch_agents::ActorCriticRnnConfig;
+    ///
+    /// let config = AgentConfig::defaults("actor_critic_rnn").unwrap();
+    /// assert_eq!(ActorCriticRnnConfig::from_config(&config), ActorCriticRnnConfig::default());
+    /// let reset = AgentConfig::defaults("actor_critic_rnn_reset").unwrap();
+    /// assert!(ActorCriticRnnConfig::from_config(&reset).reset_unroll_state);
+    /// ```
+    ///
+    /// Panics when `config` lacks one of these keys (another agent's configuration).
+    pub fn from_config(config: &AgentConfig) -> Self {
+        ActorCriticRnnConfig {
+            base: ActorCriticConfig::from_config(config),
+            lstm_size: config.count("lstm_size"),
+            reset_unroll_state: config.flag("reset_training_state"),
+        }
+    }
+}
+
 /// A2C with `Flatten → MLP → LSTM → (policy, value)` heads.
 pub struct ActorCriticRnn {
     config: ActorCriticRnnConfig,
@@ -44,7 +74,7 @@ pub struct ActorCriticRnn {
     torso: StackedMlp,
     lstm: Lstm,
     heads: StackedMlp,
-    optimizer: nn::Optimizer,
+    optimizer: TrainOptimizer,
     buffer: Buffer,
     rng: RandomState,
     /// The state acting carries; zeroed at every episode end.
@@ -81,7 +111,7 @@ impl ActorCriticRnn {
             1,
             &[config.lstm_size, num_actions + 1],
         );
-        let optimizer = adam(&vs, config.base.learning_rate);
+        let optimizer = TrainOptimizer::new(&vs, config.base.optimizer, config.base.learning_rate);
         ActorCriticRnn {
             buffer: Buffer::new(obs_len, config.base.sequence_length),
             state: LstmState::zeros(config.lstm_size, device),

@@ -1,6 +1,6 @@
 //! Networks computed on the host for one replica: linear layers, MLPs and Haiku's LSTM,
 //! forward and backward written out, over parameters kept in one flat buffer with their
-//! Adam state.
+//! optimiser state.
 //!
 //! Small networks spend most of their time in per-call overhead when run through LibTorch,
 //! and replicas do not share weights, so batching them raises no arithmetic intensity:
@@ -11,18 +11,20 @@
 
 use bsuite_envs::RandomState;
 
-use super::host::{self, AdamStep};
+use super::host::{self, OptStep};
 use super::nets::truncated_normal;
+use crate::config::Optimizer;
 
-/// A replica's parameters, their gradients and Adam moments, in flat buffers; layers hold
-/// offsets into them.
+/// A replica's parameters, their gradients and optimiser state (Adam's moments, or
+/// RMSProp's `ν` in `v`), in flat buffers; layers hold offsets into them.
 pub(crate) struct Params {
     pub(crate) values: Vec<f32>,
     pub(crate) grad: Vec<f32>,
     m: Vec<f32>,
     v: Vec<f32>,
-    adam_steps: u64,
-    /// False for fixed networks (priors, snapshots): no gradient or Adam state is kept.
+    /// Optimiser steps taken.
+    steps: u64,
+    /// False for fixed networks (priors, snapshots): no gradient or optimiser state is kept.
     trainable: bool,
 }
 
@@ -34,7 +36,7 @@ impl Params {
             grad: Vec::new(),
             m: Vec::new(),
             v: Vec::new(),
-            adam_steps: 0,
+            steps: 0,
             trainable: true,
         }
     }
@@ -60,17 +62,17 @@ impl Params {
         at
     }
 
-    /// One Adam step (β1 0.9, β2 0.999, ε 1e-8, PyTorch's and optax's form) on every
-    /// parameter with the gradients accumulated since the last step, which it then clears.
-    pub(crate) fn adam(&mut self, learning_rate: f64) {
-        self.adam_steps += 1;
-        let step = AdamStep::new(learning_rate, 0.9, 0.999, 1e-8, self.adam_steps);
-        host::adam(
+    /// One step of `optimizer` (optax's defaults but for the learning rate; Adam in
+    /// PyTorch's and optax's form) on every parameter with the gradients accumulated since
+    /// the last step, which it then clears.
+    pub(crate) fn step(&mut self, optimizer: Optimizer, learning_rate: f64) {
+        self.steps += 1;
+        host::apply(
             &mut self.values,
             &mut self.m,
             &mut self.v,
             &mut self.grad,
-            step,
+            OptStep::new(optimizer, learning_rate, self.steps),
         );
     }
 }

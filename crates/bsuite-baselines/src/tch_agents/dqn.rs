@@ -5,14 +5,18 @@ use tch::Device;
 
 use super::q_ensemble::{greedy, QEnsemble, QEnsembleConfig};
 use super::replay::{Replay, Transition};
+use crate::config::{AgentConfig, Optimizer};
 use crate::Agent;
 
-/// DQN's hyperparameters; [`Default`] is bsuite's JAX `default_agent`.
+/// DQN's hyperparameters; [`Default`] is bsuite's JAX `default_agent`, and
+/// [`DqnConfig::from_config`] reads them from the keys of [`crate::config`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct DqnConfig {
+    /// The optimiser (Adam in bsuite), with optax's defaults but for the learning rate.
+    pub optimizer: Optimizer,
     /// Hidden layer sizes of the Q-network `Flatten → MLP[hidden..., actions]`.
     pub hidden: Vec<usize>,
-    /// Adam's learning rate.
+    /// The optimiser's learning rate.
     pub learning_rate: f64,
     /// Transitions per SGD step.
     pub batch_size: usize,
@@ -33,6 +37,7 @@ pub struct DqnConfig {
 impl Default for DqnConfig {
     fn default() -> Self {
         DqnConfig {
+            optimizer: Optimizer::Adam,
             hidden: vec![64, 64],
             learning_rate: 1e-3,
             batch_size: 32,
@@ -42,6 +47,39 @@ impl Default for DqnConfig {
             sgd_period: 1,
             target_update_period: 4,
             epsilon: 0.05,
+        }
+    }
+}
+
+impl DqnConfig {
+    /// The configuration `config` describes: its keys `optimizer`, `learning_rate`,
+    /// `discount`, `hidden_sizes`, `batch_size`, `replay_capacity`, `min_replay_size`,
+    /// `sgd_period`, `target_update_period` and `epsilon` (dqn's and boot_dqn's). The
+    /// defaults of dqn's table give [`DqnConfig::default`].
+    ///
+    /// ```
+    /// use bsuite_baselines::config::{AgentConfig, Optimizer};
+    /// use bsuite_baselines::tch_agents::DqnConfig;
+    ///
+    /// let mut config = AgentConfig::defaults("dqn").unwrap();
+    /// assert_eq!(DqnConfig::from_config(&config), DqnConfig::default());
+    /// config.set_pair("optimizer=rmsprop").unwrap();
+    /// assert_eq!(DqnConfig::from_config(&config).optimizer, Optimizer::RmsProp);
+    /// ```
+    ///
+    /// Panics when `config` lacks one of these keys (another agent's configuration).
+    pub fn from_config(config: &AgentConfig) -> Self {
+        DqnConfig {
+            optimizer: config.optimizer(),
+            hidden: config.widths("hidden_sizes").to_vec(),
+            learning_rate: config.float("learning_rate"),
+            batch_size: config.count("batch_size"),
+            discount: config.float("discount") as f32,
+            replay_capacity: config.count("replay_capacity"),
+            min_replay_size: config.count("min_replay_size"),
+            sgd_period: config.count("sgd_period") as u64,
+            target_update_period: config.count("target_update_period") as u64,
+            epsilon: config.float("epsilon"),
         }
     }
 }
@@ -77,6 +115,7 @@ impl Dqn {
                 members: 1,
                 sizes,
                 prior_scale: None,
+                optimizer: config.optimizer,
                 learning_rate: config.learning_rate,
                 discount: config.discount,
             },
@@ -84,7 +123,7 @@ impl Dqn {
             device,
         );
         Dqn {
-            replay: Replay::new(config.replay_capacity, obs_len, 0, 0),
+            replay: Replay::new(config.replay_capacity, obs_len, 0, 0, 0),
             config,
             num_actions,
             q,
@@ -113,6 +152,7 @@ impl Agent for Dqn {
             mask: &[],
             prior_tm1: &[],
             prior_t: &[],
+            noise: &[],
         });
         self.total_steps += 1;
         if !self.total_steps.is_multiple_of(self.config.sgd_period)

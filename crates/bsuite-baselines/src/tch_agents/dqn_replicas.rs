@@ -1,6 +1,6 @@
 //! DQN and bootstrapped DQN for many replicas at once on the CPU: each replica (one
-//! bsuite_id) keeps its own networks, Adam state, replay and random stream, and all of them
-//! act and learn in lockstep, so that every LibTorch call serves the whole batch. A
+//! bsuite_id) keeps its own networks, optimiser state, replay and random stream, and all of
+//! them act and learn in lockstep, so that every LibTorch call serves the whole batch. A
 //! bootstrapped replica is an ensemble of members (bsuite's 20), each a Q-network with its
 //! own target and frozen prior network; members are stacked beside replicas, so one call
 //! also serves every member.
@@ -12,9 +12,10 @@
 //! so a sample's row of it serves them all. The later layers are stacked over replicas and
 //! members ("slots") and run as LibTorch batched matrix products (`bmm`), forward and
 //! backward written out by hand: no autograd graph, and a handful of calls per step for the
-//! whole batch. Adam, ReLU and the loss are host loops over the stacked parameters. Prior
-//! networks are fixed, so their values are computed once per transition on the host and
-//! kept in replay.
+//! whole batch. The optimiser (Adam, SGD or RMSProp), ReLU and the loss are host loops over
+//! the stacked parameters. Prior networks are fixed, so their values are computed once per
+//! transition on the host and kept in replay; so is bootstrapped DQN's reward noise, when
+//! it has any.
 //!
 //! A replica's results do not depend on its batch: per slot, every product has the same
 //! shapes and 64-byte alignment (hidden sizes and the action count are padded to multiples
@@ -29,11 +30,12 @@ use tch::Tensor;
 use super::boot_dqn::BootDqnConfig;
 use super::dense::{Linear, Mlp, Params};
 use super::dqn::DqnConfig;
-use super::host::{self, pad16, AdamStep, Entry, HostTensor};
+use super::host::{self, pad16, AdamStep, Entry, HostTensor, OptStep};
 use super::nets::truncated_normal;
 use super::q_ensemble::greedy;
 use super::sparse_replay::SparseReplay;
 use crate::agent::{Agent, BatchAgent};
+use crate::config::Optimizer;
 
 /// What one replica is built from.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,8 +51,11 @@ pub struct ReplicaSpec {
 /// The first layer of one replica, on the host: `[obs_len, width]` weights.
 ///
 /// Most rows see no gradient in most steps: deep_sea's observation is one cell of up to
-/// 2,500, so a batch touches at most 32 rows. Adam still moves a row without gradient while
-/// its first moment is large enough, so such rows are updated every step. But without
+/// 2,500, so a batch touches at most 32 rows. SGD and RMSProp leave such a row exactly
+/// where it is (their update is `lr·0`), so only the rows touched are updated; RMSProp's
+/// `ν` of the others decays (`ν ← 0.9·ν`), and the decays a row missed are replayed, one
+/// rounding each, when it next gets a gradient. Adam still moves a row without gradient
+/// while its first moment is large enough, so such rows are updated every step. But without
 /// gradient the moments only decay (`m ← β1·m`, `v ← β2·v`), and once the largest step the
 /// decaying first moment can cause is below half a unit in the last place of every weight
 /// ([`settled`]), the weights cannot change again until a gradient comes. Such a row is
@@ -63,6 +68,7 @@ struct FirstLayer {
     b: Vec<f32>,
     target_w: Vec<f32>,
     target_b: Vec<f32>,
+    /// The optimiser's state: Adam's moments; RMSProp keeps `ν` in `v_w` and `v_b`.
     m_w: Vec<f32>,
     v_w: Vec<f32>,
     m_b: Vec<f32>,
@@ -71,7 +77,8 @@ struct FirstLayer {
     grad_b: Vec<f32>,
     /// Rows of `grad_w` written this step.
     touched: Vec<u32>,
-    /// Rows updated every step (their first moment is not all zero).
+    /// Rows Adam updates every step (their first moment is not all zero); always empty
+    /// with SGD and RMSProp.
     active: Vec<u32>,
     rows: Vec<RowState>,
 }
@@ -82,7 +89,8 @@ struct RowState {
     active: bool,
     /// The row's weights changed since the last target update.
     dirty: bool,
-    /// For a dormant row: the last step whose update it has had.
+    /// For a dormant row (with SGD and RMSProp, every row but while it is updated): the
+    /// last step whose update it has had.
     dormant_since: u64,
 }
 
@@ -154,7 +162,49 @@ impl FirstLayer {
         }
     }
 
-    /// Adam step `t` (1-based) for every row that needs it; see the type's docs.
+    /// Optimiser step `t` (1-based) for every row that needs it; see the type's docs.
+    fn step(&mut self, step: OptStep, t: u64) {
+        let width = self.width;
+        match step {
+            OptStep::Adam(step) => self.adam(step, t),
+            OptStep::Sgd(learning_rate) => {
+                for &k in &self.touched {
+                    let at = k as usize * width;
+                    host::sgd(
+                        &mut self.w[at..at + width],
+                        &mut self.grad_w[at..at + width],
+                        learning_rate,
+                    );
+                    self.rows[k as usize].dirty = true;
+                }
+                host::sgd(&mut self.b, &mut self.grad_b, learning_rate);
+            }
+            OptStep::RmsProp(step) => {
+                for &k in &self.touched {
+                    let at = k as usize * width;
+                    let state = &mut self.rows[k as usize];
+                    let skipped = t - 1 - state.dormant_since;
+                    host::decay(&mut self.v_w[at..at + width], step.decay, skipped);
+                    host::rmsprop(
+                        &mut self.w[at..at + width],
+                        &mut self.v_w[at..at + width],
+                        &mut self.grad_w[at..at + width],
+                        step,
+                    );
+                    state.dormant_since = t;
+                    state.dirty = true;
+                }
+                host::rmsprop(&mut self.b, &mut self.v_b, &mut self.grad_b, step);
+            }
+        }
+        for &k in &self.touched {
+            self.rows[k as usize].touched = false;
+        }
+        self.touched.clear();
+    }
+
+    /// Adam step `t` (1-based) for every row that needs it (see the type's docs); leaves
+    /// `touched` for [`FirstLayer::step`] to clear.
     fn adam(&mut self, step: AdamStep, t: u64) {
         let width = self.width;
         for &k in &self.touched {
@@ -202,10 +252,6 @@ impl FirstLayer {
                 !asleep
             });
         }
-        for &k in &self.touched {
-            self.rows[k as usize].touched = false;
-        }
-        self.touched.clear();
     }
 
     /// Copies the online weights to the target: only rows that changed since the last
@@ -282,6 +328,8 @@ struct Ensemble {
     targets_synced: bool,
     prior_scale: f32,
     mask_prob: f64,
+    /// The scale of the reward noise; at 0 no noise is drawn or stored.
+    noise_scale: f64,
     /// The acting member's network as it was when drawn. Quirk 32: JAX acts with a
     /// snapshot of the member's parameters, so it does not see later SGD steps until the
     /// next draw at an episode end.
@@ -294,7 +342,8 @@ struct Ensemble {
     /// The last `o_t` and its prior values: the next transition's `o_tm1` within an
     /// episode, whose priors need not be computed again.
     last_prior: Option<(Vec<f32>, Vec<f32>)>,
-    /// Scratch: a transition's side data `[prior_tm1, prior_t, mask]` (see [`Ensemble::extra_width`]).
+    /// Scratch: a transition's side data `[prior_tm1, prior_t, mask, noise]` (see
+    /// [`Ensemble::extra_width`]).
     extra: Vec<f32>,
     /// Scratch: activations of one row through one member.
     acts: Vec<Vec<f32>>,
@@ -305,9 +354,14 @@ struct Ensemble {
 }
 
 impl Ensemble {
-    /// Floats of side data per transition: both prior values and the mask.
-    fn extra_width(members: usize, num_actions: usize) -> usize {
-        2 * members * num_actions + members
+    /// Floats of side data per transition: both prior values, the mask and, when `noisy`,
+    /// the members' scaled reward noise.
+    fn extra_width(members: usize, num_actions: usize, noisy: bool) -> usize {
+        2 * members * num_actions + members + if noisy { members } else { 0 }
+    }
+
+    fn noisy(&self) -> bool {
+        self.noise_scale > 0.0
     }
 
     /// Every member's scaled prior values of `observation`, `[members × actions]`.
@@ -336,6 +390,7 @@ fn mlp_width(nets: &[(Params, Mlp)]) -> usize {
 /// The engine's view of DQN's and bootstrapped DQN's hyperparameters.
 #[derive(Clone, Debug)]
 struct Settings {
+    optimizer: Optimizer,
     hidden: Vec<usize>,
     learning_rate: f64,
     batch_size: usize,
@@ -347,13 +402,22 @@ struct Settings {
     epsilon: f64,
     /// Members per replica: 1 for DQN.
     members: usize,
-    /// `(prior_scale, mask_prob)` of a bootstrapped ensemble; `None` for DQN.
-    ensemble: Option<(f32, f64)>,
+    /// A bootstrapped ensemble's own settings; `None` for DQN.
+    ensemble: Option<EnsembleSettings>,
+}
+
+/// What bootstrapped DQN adds to DQN's settings.
+#[derive(Clone, Copy, Debug)]
+struct EnsembleSettings {
+    prior_scale: f32,
+    mask_prob: f64,
+    noise_scale: f64,
 }
 
 impl From<DqnConfig> for Settings {
     fn from(c: DqnConfig) -> Self {
         Settings {
+            optimizer: c.optimizer,
             hidden: c.hidden,
             learning_rate: c.learning_rate,
             batch_size: c.batch_size,
@@ -372,17 +436,13 @@ impl From<DqnConfig> for Settings {
 impl From<BootDqnConfig> for Settings {
     fn from(c: BootDqnConfig) -> Self {
         Settings {
-            hidden: c.hidden,
-            learning_rate: c.learning_rate,
-            batch_size: c.batch_size,
-            discount: c.discount,
-            replay_capacity: c.replay_capacity,
-            min_replay_size: c.min_replay_size,
-            sgd_period: c.sgd_period,
-            target_update_period: c.target_update_period,
-            epsilon: c.epsilon,
             members: c.num_ensemble,
-            ensemble: Some((c.prior_scale as f32, c.mask_prob)),
+            ensemble: Some(EnsembleSettings {
+                prior_scale: c.prior_scale as f32,
+                mask_prob: c.mask_prob,
+                noise_scale: c.noise_scale,
+            }),
+            ..Settings::from(c.base)
         }
     }
 }
@@ -594,7 +654,8 @@ impl DqnReplicas {
                 }
             }
         }
-        let ensemble = self.config.ensemble.map(|(prior_scale, mask_prob)| {
+        let ensemble = self.config.ensemble.map(|settings| {
+            let noisy = settings.noise_scale > 0.0;
             let nets = |rng: &mut RandomState| -> Vec<(Params, Mlp)> {
                 (0..members)
                     .map(|_| {
@@ -611,25 +672,22 @@ impl DqnReplicas {
                 priors,
                 target_priors,
                 targets_synced: false,
-                prior_scale,
-                mask_prob,
+                prior_scale: settings.prior_scale,
+                mask_prob: settings.mask_prob,
+                noise_scale: settings.noise_scale,
                 active: (Params::frozen(), Mlp::from_layers(Vec::new())),
                 active_member: 0,
                 active_acts: Vec::new(),
                 mask: vec![1.0; members],
                 last_prior: None,
-                extra: vec![0.0; Ensemble::extra_width(members, num_actions)],
+                extra: vec![0.0; Ensemble::extra_width(members, num_actions, noisy)],
                 acts,
                 dense: vec![0.0; obs_len],
                 target_prior_values: Vec::new(),
             }
         });
         let batch = self.config.batch_size;
-        let extra_width = if ensemble.is_some() {
-            Ensemble::extra_width(members, num_actions)
-        } else {
-            0
-        };
+        let extra_width = ensemble.as_ref().map_or(0, |e| e.extra.len());
         self.replicas.push(Replica {
             rng,
             num_actions,
@@ -723,7 +781,16 @@ impl DqnReplicas {
         let members = ensemble.mask.len();
         let width = members * replica.num_actions;
         let (prior_tm1, rest) = ensemble.extra.split_at_mut(width);
-        let (prior_t, mask) = rest.split_at_mut(width);
+        let (prior_t, rest) = rest.split_at_mut(width);
+        let (mask, noise) = rest.split_at_mut(members);
+        // bsuite draws each member's reward noise right after the mask (and at scale 0
+        // too, which this agent does not: see `BootDqnConfig::noise_scale`).
+        if ensemble.noise_scale > 0.0 {
+            let scale = ensemble.noise_scale as f32;
+            for z in noise {
+                *z = scale * replica.rng.randn() as f32;
+            }
+        }
         match ensemble.last_prior.take() {
             Some((obs, prior)) if *obs == *timestep.observation => {
                 prior_tm1.copy_from_slice(&prior)
@@ -891,7 +958,13 @@ impl DqnReplicas {
                             .zip(prior_t)
                             .map(|(&q, &p)| q + p)
                             .fold(f32::NEG_INFINITY, f32::max);
-                        let y = replica.rewards[b] + (replica.discounts[b] * discount) * max_q;
+                        // The member's reward noise, if any, joins the reward first.
+                        let reward = if e.noisy() {
+                            replica.rewards[b] + extra[2 * width + members + m]
+                        } else {
+                            replica.rewards[b]
+                        };
+                        let y = reward + (replica.discounts[b] * discount) * max_q;
                         row[a] = ((q[at + a] + prior_tm1[a]) - y) * scale * mask;
                     }
                 }
@@ -922,9 +995,13 @@ impl DqnReplicas {
             );
         }
 
-        // The first layer's gradients, then Adam on everything.
+        // The first layer's gradients, then the optimiser on everything.
         self.sgd_steps += 1;
-        let step = AdamStep::new(self.config.learning_rate, 0.9, 0.999, 1e-8, self.sgd_steps);
+        let step = OptStep::new(
+            self.config.optimizer,
+            self.config.learning_rate,
+            self.sgd_steps,
+        );
         {
             let delta0 = stack.delta[0].as_slice();
             for (r, replica) in self.replicas.iter_mut().enumerate() {
@@ -948,11 +1025,11 @@ impl DqnReplicas {
                     }
                     replica.first.accumulate_grad(t.o_tm1, &replica.sample_row);
                 }
-                replica.first.adam(step, self.sgd_steps);
+                replica.first.step(step, self.sgd_steps);
             }
         }
         let n = live * row;
-        host::adam(
+        host::apply(
             &mut stack.params.as_mut_slice()[..n],
             &mut stack.m.as_mut_slice()[..n],
             &mut stack.v.as_mut_slice()[..n],
@@ -1205,25 +1282,41 @@ mod tests {
     use super::*;
 
     impl FirstLayer {
-        /// The moments as updating every row every step would have them at step `t`.
-        fn woken_moments(&self, t: u64) -> (Vec<f32>, Vec<f32>) {
+        /// The optimiser state as updating every row every step would have it at step `t`:
+        /// the decays a dormant row missed, replayed (Adam's both moments, RMSProp's `ν`).
+        fn woken_moments(&self, t: u64, optimizer: Optimizer) -> (Vec<f32>, Vec<f32>) {
             let (mut m, mut v) = (self.m_w.clone(), self.v_w.clone());
             for (k, state) in self.rows.iter().enumerate() {
                 if !state.active {
                     let at = k * self.width;
                     let skipped = t - state.dormant_since;
-                    host::decay(&mut m[at..at + self.width], 0.9, skipped);
-                    host::decay(&mut v[at..at + self.width], 0.999, skipped);
+                    match optimizer {
+                        Optimizer::Adam => {
+                            host::decay(&mut m[at..at + self.width], 0.9, skipped);
+                            host::decay(&mut v[at..at + self.width], 0.999, skipped);
+                        }
+                        Optimizer::RmsProp => {
+                            host::decay(&mut v[at..at + self.width], 0.9, skipped);
+                        }
+                        Optimizer::Sgd => {}
+                    }
                 }
             }
             (m, v)
         }
     }
 
-    /// The first layer's skipping of dormant rows against plain Adam on every weight every
-    /// step, bit for bit, with rows that sleep for long stretches and wake again.
+    /// The first layer's skipping of dormant rows against the plain optimiser on every
+    /// weight every step, bit for bit, with rows that sleep for long stretches and wake
+    /// again, for every optimiser.
     #[test]
     fn dormant_rows_end_where_updating_every_row_every_step_ends() {
+        for optimizer in [Optimizer::Adam, Optimizer::Sgd, Optimizer::RmsProp] {
+            lazy_equals_plain(optimizer);
+        }
+    }
+
+    fn lazy_equals_plain(optimizer: Optimizer) {
         let (obs_len, width) = (12, 16);
         let mut rng = RandomState::new(11);
         let init: Vec<f32> = (0..obs_len * width).map(|_| rng.randn() as f32).collect();
@@ -1250,25 +1343,29 @@ mod tests {
             host::scatter_sparse_rows(&mut grad, &entries, &delta);
             lazy.accumulate_grad(&entries, &delta);
             lazy.grad_b.copy_from_slice(&delta);
-            let step = AdamStep::new(1e-3, 0.9, 0.999, 1e-8, t);
-            lazy.adam(step, t);
-            host::adam(&mut w, &mut m, &mut v, &mut grad, step);
-            host::adam(&mut b, &mut m_b, &mut v_b, &mut delta.clone(), step);
-            assert_eq!(lazy.w, w, "weights at step {t}");
-            assert_eq!(lazy.b, b, "biases at step {t}");
+            let step = OptStep::new(optimizer, 1e-3, t);
+            lazy.step(step, t);
+            host::apply(&mut w, &mut m, &mut v, &mut grad, step);
+            host::apply(&mut b, &mut m_b, &mut v_b, &mut delta.clone(), step);
+            assert_eq!(lazy.w, w, "{optimizer:?}: weights at step {t}");
+            assert_eq!(lazy.b, b, "{optimizer:?}: biases at step {t}");
             if t % 97 == 0 || t == steps {
                 assert_eq!(
-                    lazy.woken_moments(t),
+                    lazy.woken_moments(t, optimizer),
                     (m.clone(), v.clone()),
-                    "moments at step {t}"
+                    "{optimizer:?}: moments at step {t}"
                 );
             }
             if t == 2400 {
                 assert!(!lazy.rows[0].active, "row 0 should be asleep by now");
                 assert!(!lazy.rows[1].active, "row 1 should be asleep by now");
             }
+            if optimizer != Optimizer::Adam {
+                assert!(lazy.active.is_empty(), "only Adam keeps rows awake");
+            }
         }
         assert!(!lazy.rows[10].active, "a row never seen stays dormant");
+        assert_ne!(w, init, "{optimizer:?} moved the weights");
         lazy.update_target();
         assert_eq!(lazy.target_w, w);
     }

@@ -1,5 +1,6 @@
 //! CPU tensors the host reads and writes in place, and the host-side kernels of the
-//! lockstep agents: sparse first layers, ReLU backward, column sums and Adam.
+//! lockstep agents: sparse first layers, ReLU backward, column sums and the optimisers
+//! (Adam, SGD, RMSProp).
 //!
 //! Every kernel is a plain loop in a fixed order. Rust never fuses a multiply and an add
 //! into one rounding, so a kernel gives the same bits whatever SIMD width the CPU offers;
@@ -8,6 +9,8 @@
 //! other replicas share its batch.
 
 use tch::{Device, Kind, Tensor};
+
+use crate::config::Optimizer;
 
 /// A contiguous `f32` CPU tensor whose memory is also accessed as a slice.
 ///
@@ -442,9 +445,96 @@ kernel! {
     }
 }
 
+/// RMSProp's constants (optax's `rmsprop`: no momentum, not centred).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RmsPropStep {
+    pub(crate) learning_rate: f32,
+    /// The decay of `ν` (0.9).
+    pub(crate) decay: f32,
+    /// `1 − decay`, computed in `f64` and rounded once, as optax's Python float is.
+    pub(crate) one_minus_decay: f32,
+    pub(crate) eps: f32,
+}
+
+impl RmsPropStep {
+    /// RMSProp with optax's defaults (decay 0.9, ε 1e-8 inside the square root).
+    pub(crate) fn new(learning_rate: f64) -> Self {
+        let decay = 0.9f64;
+        RmsPropStep {
+            learning_rate: learning_rate as f32,
+            decay: decay as f32,
+            one_minus_decay: (1.0 - decay) as f32,
+            eps: 1e-8,
+        }
+    }
+}
+
+/// One step of any of the optimisers, with its constants: what [`apply`] dispatches on,
+/// once per call, so that each kernel's loop has no branch on the optimiser.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum OptStep {
+    /// Adam (state: both moments).
+    Adam(AdamStep),
+    /// Plain SGD with this learning rate (no state).
+    Sgd(f32),
+    /// RMSProp (state: `ν`, kept where Adam keeps its second moment).
+    RmsProp(RmsPropStep),
+}
+
+impl OptStep {
+    /// Step `t` (1-based) of `optimizer` with optax's defaults but for the learning rate.
+    pub(crate) fn new(optimizer: Optimizer, learning_rate: f64, t: u64) -> Self {
+        match optimizer {
+            Optimizer::Adam => OptStep::Adam(AdamStep::new(learning_rate, 0.9, 0.999, 1e-8, t)),
+            Optimizer::Sgd => OptStep::Sgd(learning_rate as f32),
+            Optimizer::RmsProp => OptStep::RmsProp(RmsPropStep::new(learning_rate)),
+        }
+    }
+}
+
+/// One optimiser step on `w` with gradient `g`, which it zeroes; `m` and `v` are the
+/// optimiser's state (Adam's moments; RMSProp keeps `ν` in `v` and leaves `m` alone; SGD
+/// touches neither).
+pub(crate) fn apply(w: &mut [f32], m: &mut [f32], v: &mut [f32], g: &mut [f32], step: OptStep) {
+    match step {
+        OptStep::Adam(step) => adam(w, m, v, g, step),
+        OptStep::Sgd(learning_rate) => sgd(w, g, learning_rate),
+        OptStep::RmsProp(step) => rmsprop(w, v, g, step),
+    }
+}
+
+kernel! {
+    /// One SGD step, optax's `sgd` without momentum: `w -= lr·g`; zeroes the gradient.
+    pub(crate) fn sgd(w: &mut [f32], g: &mut [f32], learning_rate: f32) {
+        let n = w.len();
+        let g = &mut g[..n];
+        for i in 0..n {
+            w[i] -= learning_rate * g[i];
+            g[i] = 0.0;
+        }
+    }
+}
+
+kernel! {
+    /// One RMSProp step in optax's form: `ν = (1−ρ)·g² + ρ·ν`, `w -= lr·(g / sqrt(ν + ε))`
+    /// (ε inside the square root, unlike PyTorch's); zeroes the gradient.
+    pub(crate) fn rmsprop(w: &mut [f32], nu: &mut [f32], g: &mut [f32], step: RmsPropStep) {
+        let RmsPropStep { learning_rate, decay, one_minus_decay, eps } = step;
+        let n = w.len();
+        let (nu, g) = (&mut nu[..n], &mut g[..n]);
+        for i in 0..n {
+            let gi = g[i];
+            let vi = one_minus_decay * (gi * gi) + decay * nu[i];
+            nu[i] = vi;
+            w[i] -= learning_rate * (gi / (vi + eps).sqrt());
+            g[i] = 0.0;
+        }
+    }
+}
+
 kernel! {
     /// `x = β·x`, `times` times over, rounding after each multiplication as `times` Adam
-    /// moment updates without gradient would; stops early once no value changes any more
+    /// moment (or RMSProp `ν`) updates without gradient would; stops early once no value changes any more
     /// (zero, or a subnormal that rounds back to itself).
     pub(crate) fn decay(x: &mut [f32], beta: f32, times: u64) {
         for _ in 0..times {
@@ -514,6 +604,49 @@ mod tests {
     }
 
     #[test]
+    fn sgd_and_rmsprop_follow_optax() {
+        let g: Vec<f32> = (0..20).map(|i| (i as f32 - 10.0) * 0.25).collect();
+        let w0: Vec<f32> = (0..20).map(|i| i as f32 * 0.1).collect();
+        let (mut w, mut cleared) = (w0.clone(), g.clone());
+        apply(
+            &mut w,
+            &mut [],
+            &mut [],
+            &mut cleared,
+            OptStep::new(Optimizer::Sgd, 0.5, 1),
+        );
+        assert!(
+            cleared.iter().all(|&x| x == 0.0),
+            "the gradient is consumed"
+        );
+        for i in 0..20 {
+            assert_eq!(w[i], w0[i] - 0.5 * g[i], "sgd {i}");
+        }
+        // RMSProp from ν = 0: ν = 0.1·g², so the first step is lr·g/√(0.1·g² + 1e-8),
+        // about lr·√10 against the gradient's sign.
+        let (mut w, mut m, mut nu) = (w0.clone(), vec![7.0f32; 20], vec![0.0f32; 20]);
+        let step = OptStep::new(Optimizer::RmsProp, 1e-3, 1);
+        apply(&mut w, &mut m, &mut nu, &mut g.clone(), step);
+        assert_eq!(m, vec![7.0f32; 20], "RMSProp keeps no first moment");
+        for i in 0..20 {
+            let gi = f64::from(g[i]);
+            assert!((f64::from(nu[i]) - 0.1 * gi * gi).abs() <= 1e-6 * (1.0 + gi * gi));
+            let expect = f64::from(w0[i]) - 1e-3 * gi / (0.1 * gi * gi + 1e-8).sqrt();
+            assert!(
+                (f64::from(w[i]) - expect).abs() < 1e-6,
+                "rmsprop {i}: {}",
+                w[i]
+            );
+        }
+        // A second step without gradient decays ν by 0.9 exactly as `decay` does, and
+        // leaves the weights alone.
+        let (w1, mut decayed) = (w.clone(), nu.clone());
+        apply(&mut w, &mut m, &mut nu, &mut [0.0; 20], step);
+        decay(&mut decayed, 0.9, 1);
+        assert_eq!((w, nu), (w1, decayed));
+    }
+
+    #[test]
     fn dot_is_the_same_on_every_instruction_set() {
         let mut rng = bsuite_envs::RandomState::new(8);
         for n in [3, 16, 37, 1024] {
@@ -549,6 +682,22 @@ mod tests {
             "the gradient is consumed"
         );
         let (c1, c2) = (1.0 - step.beta1, 1.0 - step.beta2);
+        let OptStep::RmsProp(rms) = OptStep::new(Optimizer::RmsProp, 1e-3, 1) else {
+            unreachable!()
+        };
+        let (mut w_rms, mut v_rms) = (w0.clone(), v0.clone());
+        rmsprop(&mut w_rms, &mut v_rms, &mut g.clone(), rms);
+        let mut w_sgd = w0.clone();
+        sgd(&mut w_sgd, &mut g.clone(), 1e-3);
+        for i in 0..n {
+            let vi = rms.one_minus_decay * (g[i] * g[i]) + rms.decay * v0[i];
+            let wi = w0[i] - rms.learning_rate * (g[i] / (vi + rms.eps).sqrt());
+            assert_eq!(
+                (w_rms[i].to_bits(), v_rms[i].to_bits()),
+                (wi.to_bits(), vi.to_bits())
+            );
+            assert_eq!(w_sgd[i].to_bits(), (w0[i] - 1e-3 * g[i]).to_bits());
+        }
         for i in 0..n {
             let mi = step.beta1 * m0[i] + c1 * g[i];
             let vi = step.beta2 * v0[i] + c2 * (g[i] * g[i]);

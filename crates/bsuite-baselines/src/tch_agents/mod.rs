@@ -49,6 +49,7 @@ pub use dqn_replicas::{DqnReplicas, ReplicaSpec};
 pub use tch::Device;
 
 use crate::agent::{Agent, BatchAgent, OneByOne};
+use crate::config::{AgentConfig, Key};
 use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
 
 /// The LibTorch device of `device`, checking that CUDA is there when asked for.
@@ -123,107 +124,108 @@ fn replica_spec(setup: &AgentSetup) -> ReplicaSpec {
 /// host engines do not run).
 fn one<H: Agent + 'static, T: Agent + 'static>(
     setup: &AgentSetup,
-    host: fn(&[ReplicaSpec]) -> H,
+    host: fn(&AgentConfig, &[ReplicaSpec]) -> H,
     tensor: fn(&AgentSetup) -> T,
 ) -> Box<dyn Agent> {
     if setup.device == ComputeDevice::Cpu {
-        Box::new(host(&[replica_spec(setup)]))
+        Box::new(host(&setup.config, &[replica_spec(setup)]))
     } else {
         Box::new(tensor(setup))
     }
 }
 
 /// Agents for many ids: `host`'s replicas in one batch on the CPU, `tensor`'s agents one by
-/// one on a GPU.
+/// one on a GPU. The replicas of a batch share one configuration but for their seeds (a
+/// run has one).
 fn batch<H: BatchAgent + 'static, T: Agent + 'static>(
     setups: &[AgentSetup],
-    host: fn(&[ReplicaSpec]) -> H,
+    host: fn(&AgentConfig, &[ReplicaSpec]) -> H,
     tensor: fn(&AgentSetup) -> T,
 ) -> Box<dyn BatchAgent> {
     if setups.iter().all(|s| s.device == ComputeDevice::Cpu) {
+        let Some(first) = setups.first() else {
+            return Box::new(OneByOne(Vec::<T>::new()));
+        };
+        // Each replica has its own seed (in its spec); everything else is shared.
+        let unseeded = |c: &AgentConfig| -> Vec<String> {
+            c.entries()
+                .filter(|(key, _)| *key != "seed")
+                .map(|(key, value)| format!("{key}={value}"))
+                .collect()
+        };
+        let shared = unseeded(&first.config);
+        assert!(
+            setups.iter().all(|s| unseeded(&s.config) == shared),
+            "the replicas of a batch share one configuration but for the seed"
+        );
         let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
-        Box::new(host(&specs))
+        Box::new(host(&first.config, &specs))
     } else {
         Box::new(OneByOne(setups.iter().map(tensor).collect()))
     }
 }
 
-fn host_dqn(specs: &[ReplicaSpec]) -> DqnReplicas {
-    DqnReplicas::new(DqnConfig::default(), specs)
+fn host_dqn(config: &AgentConfig, specs: &[ReplicaSpec]) -> DqnReplicas {
+    DqnReplicas::new(DqnConfig::from_config(config), specs)
 }
 
 fn tensor_dqn(s: &AgentSetup) -> Dqn {
     Dqn::new(
         &s.observation_spec,
         &s.action_spec,
-        DqnConfig::default(),
+        DqnConfig::from_config(&s.config),
         s.seed,
         torch_device(s),
     )
 }
 
-fn host_boot_dqn(specs: &[ReplicaSpec]) -> DqnReplicas {
-    DqnReplicas::bootstrapped(BootDqnConfig::default(), specs)
+fn host_boot_dqn(config: &AgentConfig, specs: &[ReplicaSpec]) -> DqnReplicas {
+    DqnReplicas::bootstrapped(BootDqnConfig::from_config(config), specs)
 }
 
 fn tensor_boot_dqn(s: &AgentSetup) -> BootDqn {
     BootDqn::new(
         &s.observation_spec,
         &s.action_spec,
-        BootDqnConfig::default(),
+        BootDqnConfig::from_config(&s.config),
         s.seed,
         torch_device(s),
     )
 }
 
-fn host_actor_critic(specs: &[ReplicaSpec]) -> ActorCriticReplicas {
-    ActorCriticReplicas::feed_forward(ActorCriticConfig::default(), specs)
+fn host_actor_critic(config: &AgentConfig, specs: &[ReplicaSpec]) -> ActorCriticReplicas {
+    ActorCriticReplicas::feed_forward(ActorCriticConfig::from_config(config), specs)
 }
 
 fn tensor_actor_critic(s: &AgentSetup) -> ActorCritic {
     ActorCritic::new(
         &s.observation_spec,
         &s.action_spec,
-        ActorCriticConfig::default(),
+        ActorCriticConfig::from_config(&s.config),
         s.seed,
         torch_device(s),
     )
 }
 
-fn host_actor_critic_rnn(specs: &[ReplicaSpec]) -> ActorCriticReplicas {
-    ActorCriticReplicas::recurrent(ActorCriticRnnConfig::default(), specs)
+/// actor_critic_rnn and actor_critic_rnn_reset, which differ in their tables' default of
+/// `reset_training_state`.
+fn host_actor_critic_rnn(config: &AgentConfig, specs: &[ReplicaSpec]) -> ActorCriticReplicas {
+    ActorCriticReplicas::recurrent(ActorCriticRnnConfig::from_config(config), specs)
 }
 
 fn tensor_actor_critic_rnn(s: &AgentSetup) -> ActorCriticRnn {
     ActorCriticRnn::new(
         &s.observation_spec,
         &s.action_spec,
-        ActorCriticRnnConfig::default(),
+        ActorCriticRnnConfig::from_config(&s.config),
         s.seed,
         torch_device(s),
     )
 }
 
-/// actor_critic_rnn whose training unrolls start from zeros after every episode end.
-fn reset_rnn_config() -> ActorCriticRnnConfig {
-    ActorCriticRnnConfig {
-        reset_unroll_state: true,
-        ..ActorCriticRnnConfig::default()
-    }
-}
-
-fn host_actor_critic_rnn_reset(specs: &[ReplicaSpec]) -> ActorCriticReplicas {
-    ActorCriticReplicas::recurrent(reset_rnn_config(), specs)
-}
-
-fn tensor_actor_critic_rnn_reset(s: &AgentSetup) -> ActorCriticRnn {
-    ActorCriticRnn::new(
-        &s.observation_spec,
-        &s.action_spec,
-        reset_rnn_config(),
-        s.seed,
-        torch_device(s),
-    )
+/// The keys of one of [`crate::factory::LIBTORCH_AGENTS`].
+fn keys(name: &str) -> &'static [Key] {
+    crate::config::keys(name).unwrap_or_default()
 }
 
 /// The LibTorch agents by name, for [`crate::factory`].
@@ -231,6 +233,7 @@ pub fn entries() -> Vec<AgentEntry> {
     vec![
         AgentEntry {
             name: "dqn",
+            keys: keys("dqn"),
             description: "DQN: MLP[64,64], Adam 1e-3, batch 32, replay 10000, ε 0.05 (LibTorch)",
             make: |s| one(s, host_dqn, tensor_dqn),
             batching: Some(Batching {
@@ -244,6 +247,7 @@ pub fn entries() -> Vec<AgentEntry> {
         },
         AgentEntry {
             name: "boot_dqn",
+            keys: keys("boot_dqn"),
             description: "bootstrapped DQN, 20 members with prior networks (scale 5) (LibTorch)",
             make: |s| one(s, host_boot_dqn, tensor_boot_dqn),
             batching: Some(Batching {
@@ -257,6 +261,7 @@ pub fn entries() -> Vec<AgentEntry> {
         },
         AgentEntry {
             name: "actor_critic",
+            keys: keys("actor_critic"),
             description: "A2C, MLP[64,64], TD(0.9) over 32 steps, Adam 3e-3 (LibTorch)",
             make: |s| one(s, host_actor_critic, tensor_actor_critic),
             batching: Some(Batching {
@@ -267,6 +272,7 @@ pub fn entries() -> Vec<AgentEntry> {
         },
         AgentEntry {
             name: "actor_critic_rnn",
+            keys: keys("actor_critic_rnn"),
             description: "recurrent A2C, MLP[256,256] + LSTM 256 (LibTorch)",
             make: |s| one(s, host_actor_critic_rnn, tensor_actor_critic_rnn),
             batching: Some(Batching {
@@ -280,15 +286,10 @@ pub fn entries() -> Vec<AgentEntry> {
         },
         AgentEntry {
             name: "actor_critic_rnn_reset",
+            keys: keys("actor_critic_rnn_reset"),
             description: "actor_critic_rnn with its training LSTM state reset at episode ends \
                           (a fix of quirk 33; not bsuite's agent) (LibTorch)",
-            make: |s| {
-                one(
-                    s,
-                    host_actor_critic_rnn_reset,
-                    tensor_actor_critic_rnn_reset,
-                )
-            },
+            make: |s| one(s, host_actor_critic_rnn, tensor_actor_critic_rnn),
             batching: None,
         },
     ]
@@ -302,5 +303,40 @@ mod tests {
     fn the_libtorch_agent_names_are_the_entries() {
         let names: Vec<&str> = super::entries().iter().map(|e| e.name).collect();
         assert_eq!(names, crate::factory::LIBTORCH_AGENTS);
+    }
+
+    /// The tables' defaults build the reference agents, whose bits the other tests pin.
+    #[test]
+    fn default_configurations_are_the_reference_agents() {
+        use super::*;
+        let defaults = |name| AgentConfig::defaults(name).unwrap();
+        assert_eq!(
+            DqnConfig::from_config(&defaults("dqn")),
+            DqnConfig::default()
+        );
+        assert_eq!(
+            BootDqnConfig::from_config(&defaults("boot_dqn")),
+            BootDqnConfig::default()
+        );
+        assert_eq!(
+            ActorCriticConfig::from_config(&defaults("actor_critic")),
+            ActorCriticConfig::default()
+        );
+        assert_eq!(
+            ActorCriticRnnConfig::from_config(&defaults("actor_critic_rnn")),
+            ActorCriticRnnConfig::default()
+        );
+        assert_eq!(
+            ActorCriticRnnConfig::from_config(&defaults("actor_critic_rnn_reset")),
+            ActorCriticRnnConfig {
+                reset_unroll_state: true,
+                ..ActorCriticRnnConfig::default()
+            }
+        );
+        for entry in entries() {
+            let names: Vec<&str> = entry.keys.iter().map(|k| k.name).collect();
+            assert!(names.contains(&"seed"), "{}: {names:?}", entry.name);
+            assert_eq!(defaults(entry.name).entries().count(), names.len());
+        }
     }
 }

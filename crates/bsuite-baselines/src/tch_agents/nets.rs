@@ -1,8 +1,10 @@
 //! Networks as plain tensors: MLPs stacked over an ensemble, an LSTM cell, Haiku's
-//! initialisation drawn from the agent's own generator, and Adam.
+//! initialisation drawn from the agent's own generator, and the optimisers.
 
 use bsuite_envs::RandomState;
 use tch::{nn, Device, Kind, Tensor};
+
+use crate::config::Optimizer;
 
 /// `n` draws of Haiku's default Linear weight initialiser: a normal with standard deviation
 /// `stddev`, redrawn outside two standard deviations.
@@ -206,20 +208,86 @@ impl Lstm {
     }
 }
 
-/// Adam with optax's and Sonnet's defaults (β1 0.9, β2 0.999, ε 1e-8) over every variable
-/// of `vs`. Adam is elementwise, so one optimiser over parameters stacked along an
-/// ensemble axis equals one optimiser per member.
-pub(crate) fn adam(vs: &nn::VarStore, learning_rate: f64) -> nn::Optimizer {
-    use tch::nn::OptimizerConfig;
-    nn::Adam {
-        beta1: 0.9,
-        beta2: 0.999,
-        wd: 0.0,
-        eps: 1e-8,
-        amsgrad: false,
+/// The optimiser of a tensor agent over every trainable variable of its
+/// [`nn::VarStore`], with optax's defaults but for the learning rate. The optimisers are
+/// elementwise, so one over parameters stacked along an ensemble axis equals one per member.
+pub(crate) enum TrainOptimizer {
+    /// Adam (β1 0.9, β2 0.999, ε 1e-8: optax's and Sonnet's defaults) or plain SGD, as
+    /// LibTorch implements them.
+    Torch(nn::Optimizer),
+    /// optax's RMSProp: `ν ← 0.1·g² + 0.9·ν`, `w ← w − lr·g/√(ν + 1e-8)`, ν starting at 0
+    /// (PyTorch's RMSprop puts ε outside the square root, so it is written out here).
+    RmsProp {
+        vars: Vec<Tensor>,
+        nu: Vec<Tensor>,
+        learning_rate: f64,
+    },
+}
+
+impl TrainOptimizer {
+    /// `optimizer` over every trainable variable of `vs` (all created by now).
+    pub(crate) fn new(vs: &nn::VarStore, optimizer: Optimizer, learning_rate: f64) -> Self {
+        use tch::nn::OptimizerConfig;
+        let torch = match optimizer {
+            Optimizer::Adam => nn::Adam {
+                beta1: 0.9,
+                beta2: 0.999,
+                wd: 0.0,
+                eps: 1e-8,
+                amsgrad: false,
+            }
+            .build(vs, learning_rate),
+            Optimizer::Sgd => nn::Sgd {
+                momentum: 0.0,
+                dampening: 0.0,
+                wd: 0.0,
+                nesterov: false,
+            }
+            .build(vs, learning_rate),
+            Optimizer::RmsProp => {
+                let vars = vs.trainable_variables();
+                let nu = vars.iter().map(Tensor::zeros_like).collect();
+                return TrainOptimizer::RmsProp {
+                    vars,
+                    nu,
+                    learning_rate,
+                };
+            }
+        };
+        TrainOptimizer::Torch(torch.expect("creating an optimiser"))
     }
-    .build(vs, learning_rate)
-    .expect("creating an Adam optimiser")
+
+    /// Zeroes the gradients of every variable.
+    pub(crate) fn zero_grad(&mut self) {
+        match self {
+            TrainOptimizer::Torch(optimizer) => optimizer.zero_grad(),
+            TrainOptimizer::RmsProp { vars, .. } => vars.iter_mut().for_each(Tensor::zero_grad),
+        }
+    }
+
+    /// One step with the gradients the last backward pass left.
+    pub(crate) fn step(&mut self) {
+        match self {
+            TrainOptimizer::Torch(optimizer) => optimizer.step(),
+            TrainOptimizer::RmsProp {
+                vars,
+                nu,
+                learning_rate,
+            } => tch::no_grad(|| {
+                const DECAY: f64 = 0.9;
+                for (w, nu) in vars.iter_mut().zip(nu.iter_mut()) {
+                    let g = w.grad();
+                    if !g.defined() {
+                        continue;
+                    }
+                    let new_nu = g.square() * (1.0 - DECAY) + &*nu * DECAY;
+                    nu.copy_(&new_nu);
+                    let update = (&g / (&*nu + 1e-8).sqrt()) * *learning_rate;
+                    *w -= &update;
+                }
+            }),
+        }
+    }
 }
 
 /// The values of a small tensor, on the CPU.

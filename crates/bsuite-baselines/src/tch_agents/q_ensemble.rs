@@ -5,8 +5,9 @@
 use bsuite_envs::RandomState;
 use tch::{nn, Device, Kind};
 
-use super::nets::{adam, tensor, to_vec, Params, StackedMlp};
+use super::nets::{tensor, to_vec, Params, StackedMlp, TrainOptimizer};
 use super::replay::Batch;
+use crate::config::Optimizer;
 
 /// A frozen random prior network added to each member's output, scaled (Osband et al.,
 /// 2018).
@@ -19,7 +20,8 @@ struct Prior {
 }
 
 /// `members` Q-networks `MLP(x) [+ scale·prior(x)]`, each with a target network and its own
-/// Adam state (stacked: Adam is elementwise, so this equals one optimiser per member).
+/// optimiser state (stacked: the optimisers are elementwise, so this equals one optimiser
+/// per member).
 pub(crate) struct QEnsemble {
     members: usize,
     device: Device,
@@ -27,7 +29,7 @@ pub(crate) struct QEnsemble {
     online: StackedMlp,
     target: StackedMlp,
     prior: Option<Prior>,
-    optimizer: nn::Optimizer,
+    optimizer: TrainOptimizer,
     discount: f32,
     /// SGD steps taken (every member steps together).
     pub(crate) sgd_steps: u64,
@@ -43,6 +45,7 @@ pub(crate) struct QEnsembleConfig {
     pub(crate) sizes: Vec<usize>,
     /// Prior network scale; `None` for no prior.
     pub(crate) prior_scale: Option<f64>,
+    pub(crate) optimizer: Optimizer,
     pub(crate) learning_rate: f64,
     pub(crate) discount: f32,
 }
@@ -62,7 +65,7 @@ impl QEnsemble {
             target: StackedMlp::new(&Params::Fixed(device), rng, k, &config.sizes),
             scale,
         });
-        let optimizer = adam(&vs, config.learning_rate);
+        let optimizer = TrainOptimizer::new(&vs, config.optimizer, config.learning_rate);
         QEnsemble {
             members: k,
             device,
@@ -119,10 +122,10 @@ impl QEnsemble {
         }
     }
 
-    /// One Adam step for every member on `mean_b(m_kb · δ_kb²)` (summed over members, so
-    /// member k's gradient is its own loss's), with `δ = r + discount·d·max_a Q_target(o_t, a)
-    /// − Q(o_tm1, a_tm1)` and no gradient through the target (rlax.q_learning; no 0.5
-    /// factor).
+    /// One optimiser step for every member on `mean_b(m_kb · δ_kb²)` (summed over members,
+    /// so member k's gradient is its own loss's), with `δ = (r + z_kb) + discount·d·max_a
+    /// Q_target(o_t, a) − Q(o_tm1, a_tm1)` (`z` the scaled reward noise, if any) and no
+    /// gradient through the target (rlax.q_learning; no 0.5 factor).
     pub(crate) fn sgd_step(&mut self, batch: &Batch) {
         let k = self.members as i64;
         let b = batch.actions.size()[0];
@@ -135,7 +138,12 @@ impl QEnsemble {
                 }
             }
             let max_q = q_t.amax(2, false);
-            &batch.rewards + (&batch.discounts * f64::from(self.discount)) * max_q
+            // bsuite adds each member's reward noise to the reward first.
+            let rewards = match &batch.noise {
+                Some(noise) => &batch.rewards + noise,
+                None => batch.rewards.shallow_clone(),
+            };
+            rewards + (&batch.discounts * f64::from(self.discount)) * max_q
         });
         let q_tm1 = self.online.forward(&batch.o_tm1);
         // Out of place: q_tm1 is part of the autograd graph.
@@ -225,6 +233,7 @@ mod tests {
             members: 3,
             sizes: vec![4, 8, 2],
             prior_scale: Some(5.0),
+            optimizer: Optimizer::Adam,
             learning_rate: 1e-2,
             discount: 0.99,
         };
@@ -238,7 +247,7 @@ mod tests {
         let online_before = to_vec(&q.online.forward(&tensor(&obs, &[1, 4], Device::Cpu)));
         assert_ne!(target_before, online_before);
 
-        let mut replay = super::super::replay::Replay::new(10, 4, 3, 6);
+        let mut replay = super::super::replay::Replay::new(10, 4, 3, 6, 0);
         let prior = q.prior_values(&obs).unwrap();
         replay.add(super::super::replay::Transition {
             o_tm1: &obs,
@@ -249,6 +258,7 @@ mod tests {
             mask: &[1.0, 1.0, 1.0],
             prior_tm1: &prior,
             prior_t: &prior,
+            noise: &[],
         });
         let batch = replay.sample(&mut rng, 4, Device::Cpu);
         q.sgd_step(&batch);

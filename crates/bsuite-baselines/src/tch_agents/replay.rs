@@ -19,6 +19,8 @@ pub(crate) struct Transition<'a> {
     /// member-major (fixed functions, so computed once per transition, not per sample).
     pub(crate) prior_tm1: &'a [f32],
     pub(crate) prior_t: &'a [f32],
+    /// Scaled reward noise, one entry per member (empty without noise).
+    pub(crate) noise: &'a [f32],
 }
 
 /// Fixed-width rows of floats in a ring.
@@ -68,6 +70,7 @@ pub(crate) struct Replay {
     masks: Column,
     prior_tm1: Column,
     prior_t: Column,
+    noise: Column,
 }
 
 /// A sampled batch, as tensors on the agent's device.
@@ -87,12 +90,21 @@ pub(crate) struct Batch {
     /// `[members, B, actions]` scaled prior values, or `None` without priors.
     pub(crate) prior_tm1: Option<Tensor>,
     pub(crate) prior_t: Option<Tensor>,
+    /// `[members, B]` scaled reward noise, or `None` without noise.
+    pub(crate) noise: Option<Tensor>,
 }
 
 impl Replay {
     /// `members` is the number of masks per transition (0 for none); `prior_len` the
-    /// number of prior values per observation (0 for none).
-    pub(crate) fn new(capacity: usize, obs_len: usize, members: usize, prior_len: usize) -> Self {
+    /// number of prior values per observation (0 for none); `noise_len` the number of
+    /// reward noise values per transition (0 for none, else `members`).
+    pub(crate) fn new(
+        capacity: usize,
+        obs_len: usize,
+        members: usize,
+        prior_len: usize,
+        noise_len: usize,
+    ) -> Self {
         Replay {
             capacity,
             num_added: 0,
@@ -104,6 +116,7 @@ impl Replay {
             masks: Column::new(members),
             prior_tm1: Column::new(prior_len),
             prior_t: Column::new(prior_len),
+            noise: Column::new(noise_len),
         }
     }
 
@@ -127,6 +140,7 @@ impl Replay {
         self.masks.write(slot, t.mask);
         self.prior_tm1.write(slot, t.prior_tm1);
         self.prior_t.write(slot, t.prior_t);
+        self.noise.write(slot, t.noise);
         self.num_added += 1;
     }
 
@@ -137,10 +151,12 @@ impl Replay {
         let b = batch_size as i64;
         let obs = self.o_tm1.width as i64;
         let members = self.masks.width as i64;
-        let masks = (members > 0).then(|| {
-            // Transposed to [members, B] for the ensemble's loss.
-            tensor(&self.masks.gather(&indices), &[b, members], device).transpose(0, 1)
-        });
+        // Transposed to [members, B] for the ensemble's loss.
+        let per_member = |column: &Column| {
+            let k = column.width as i64;
+            (k > 0).then(|| tensor(&column.gather(&indices), &[b, k], device).transpose(0, 1))
+        };
+        let masks = per_member(&self.masks);
         let prior = |column: &Column| {
             (column.width > 0).then(|| {
                 let k = members.max(1);
@@ -163,6 +179,7 @@ impl Replay {
             masks,
             prior_tm1: prior(&self.prior_tm1),
             prior_t: prior(&self.prior_t),
+            noise: per_member(&self.noise),
         }
     }
 }
@@ -173,7 +190,7 @@ mod tests {
 
     #[test]
     fn ring_overwrites_oldest_and_samples_stored_rows() {
-        let mut replay = Replay::new(3, 2, 2, 2);
+        let mut replay = Replay::new(3, 2, 2, 2, 0);
         for i in 0..5 {
             let x = i as f32;
             replay.add(Transition {
@@ -185,6 +202,7 @@ mod tests {
                 mask: &[1.0, 0.0],
                 prior_tm1: &[x, -x],
                 prior_t: &[x + 0.5, -x - 0.5],
+                noise: &[],
             });
         }
         assert_eq!(replay.size(), 3);
