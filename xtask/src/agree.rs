@@ -50,7 +50,7 @@ pub struct AgreeArgs {
     /// Python of the JAX-agents venv (`bash tools/reference/setup_jax_agents.sh`).
     #[arg(long, value_name = "PYTHON")]
     python: Option<PathBuf>,
-    /// Where our runs and the comparison go (default: results/agree/<agent>).
+    /// Where our runs and the comparison go (default: `results/agree/<agent>`).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Where reference runs are cached (default: .bsuite/agree-cache).

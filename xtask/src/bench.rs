@@ -33,7 +33,7 @@ pub enum BenchTarget {
     /// env.step throughput, bare and with bsuite CSV logging, on the ids of
     /// tools/reference/ref_throughput.py, optionally next to the Python reference.
     Envs {
-        /// Print {"<id>": {"bare": steps_per_s, "logged": steps_per_s}} (the schema of
+        /// Print `{"<id>": {"bare": steps_per_s, "logged": steps_per_s}}` (the schema of
         /// ref_throughput.py --json; with --python also "python_bare" and "python_logged").
         #[arg(long)]
         json: bool,

@@ -2,7 +2,9 @@
 //!
 //! xtask never links LibTorch: the tch agents are built and run as a separate binary.
 
+mod agents;
 mod agree;
+mod baselines;
 mod bench;
 mod bench_all;
 mod bench_score;
@@ -11,6 +13,7 @@ mod libtorch;
 mod report;
 mod results_dirs;
 mod score;
+mod study;
 mod test;
 mod trace;
 
@@ -66,6 +69,14 @@ enum Command {
     Agree(agree::AgreeArgs),
     /// Score results directories (bsuite CSVs) as bsuite does: per experiment, tag and id.
     Score(score::ScoreArgs),
+    /// List every agent's hyperparameters (`--config KEY=VALUE`) with their defaults.
+    Agents,
+    /// Ship a complete default sweep as a baseline: `baselines/<name>.tar.gz` and its
+    /// scores (refuses partial sweeps and non-default configurations).
+    PackBaseline(baselines::PackArgs),
+    /// Run every variant of a study file (agents and configurations) into `results/<variant>/`
+    /// and write one report of them all (resumable and shardable; always optimised).
+    Study(study::StudyArgs),
     /// Write the report of one or more results directories: summary and per-experiment
     /// figures (SVG and PDF), a LaTeX appendix and a self-contained index.html.
     Report(report::ReportArgs),
@@ -126,6 +137,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Bench { target } => bench::run(target),
         Command::BenchAll(args) => {
             if bsuite_baselines::factory::LIBTORCH_AGENTS.contains(&args.agent.as_str()) {
+                // A bad configuration is refused before LibTorch is provisioned or built.
+                args.check_config()?;
                 libtorch::forward_bench_all(matches!(
                     args.device,
                     bsuite_baselines::factory::ComputeDevice::Cuda(_)
@@ -142,6 +155,14 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Agree(args) => agree::run(&args),
         Command::Score(args) => score::run(&args),
+        Command::Agents => agents::run(),
+        Command::PackBaseline(args) => baselines::pack(&args),
+        Command::Study(args) => {
+            if bench::reexec_optimised()? {
+                return Ok(());
+            }
+            study::run(&args)
+        }
         Command::Report(args) => {
             if bench::reexec_optimised()? {
                 return Ok(());

@@ -36,6 +36,10 @@ pub struct ReportArgs {
     /// report writes only into an empty directory or one an earlier report wrote).
     #[arg(long)]
     pub overwrite: bool,
+    /// Put the repository's shipped baselines (complete default sweeps, `baselines/`) beside
+    /// the results: names separated by commas, or `all`. Nothing is run.
+    #[arg(long, value_name = "NAMES|all")]
+    pub baselines: Option<String>,
 }
 
 /// Options of `cargo xtask report-check`.
@@ -69,7 +73,6 @@ fn is_within(inner: &Path, outer: &Path) -> bool {
     }
 }
 
-/// Runs `cargo xtask report`.
 /// The agent directories under `root` that hold bsuite CSVs, sorted by name: what
 /// `cargo xtask report` reads when no `--results` is given.
 fn default_results(root: &Path) -> Result<Vec<String>> {
@@ -101,15 +104,36 @@ fn default_results(root: &Path) -> Result<Vec<String>> {
     Ok(dirs)
 }
 
+/// Runs `cargo xtask report`.
 pub fn run(args: &ReportArgs) -> Result<()> {
     let start = Instant::now();
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut names: Vec<String> = Vec::new();
-    let results = if args.results.is_empty() {
+    let baselines = match &args.baselines {
+        Some(spec) => crate::baselines::select(spec)?,
+        None => Vec::new(),
+    };
+    let mut results = if !args.results.is_empty() {
+        args.results.clone()
+    } else if baselines.is_empty() || Path::new("results").is_dir() {
         default_results(Path::new("results"))?
     } else {
-        args.results.clone()
+        Vec::new()
     };
+    // A baseline is called by its agent's name unless the user's results already are.
+    let taken: Vec<String> = results
+        .iter()
+        .filter_map(|arg| parse_results(arg).ok().map(|(_, name)| name))
+        .collect();
+    for name in &baselines {
+        let dir = crate::baselines::unpack(name)?;
+        let shown = if taken.contains(name) {
+            format!("{name}_baseline")
+        } else {
+            name.clone()
+        };
+        results.push(format!("{shown}={}", dir.display()));
+    }
     for arg in &results {
         let (dir, name) = parse_results(arg)?;
         if let Some(k) = names.iter().position(|n| *n == name) {
@@ -248,6 +272,7 @@ mod tests {
             link: None,
             lenient: false,
             overwrite: false,
+            baselines: None,
         };
         let err = run(&args).unwrap_err().to_string();
         assert!(err.contains("both give the agent name 'a'"), "{err}");

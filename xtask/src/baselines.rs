@@ -1,0 +1,184 @@
+//! The baselines shipped with the repository: `baselines/<name>.tar.gz`, each a complete
+//! sweep (all 468 ids, every episode) of one agent in its default configuration, with the
+//! run's manifest, and `baselines/<name>.scores.json`, its scores. `cargo xtask report
+//! --baselines` unpacks them beside the user's results; `cargo xtask pack-baseline` makes
+//! them, and refuses a partial sweep.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use bsuite_analysis::{summarize, AgentResults};
+use bsuite_logging::manifest::MANIFEST_FILE;
+use bsuite_logging::results::FILE_PREFIX;
+use clap::Args;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+
+/// The repository's root.
+fn root() -> &'static Path {
+    let xtask = Path::new(env!("CARGO_MANIFEST_DIR"));
+    xtask.parent().unwrap_or(xtask)
+}
+
+/// The repository's directory of shipped baselines.
+fn shipped() -> PathBuf {
+    root().join("baselines")
+}
+
+/// Where shipped baselines are unpacked for a report.
+fn unpacked() -> PathBuf {
+    root().join(".bsuite/baselines")
+}
+
+/// The names of the shipped baselines, sorted.
+fn available() -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in fs::read_dir(shipped()).context("reading the baselines directory")? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if let Some(agent) = name.strip_suffix(".tar.gz") {
+            names.push(agent.to_string());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Resolves `--baselines`: `all`, or names separated by commas.
+pub fn select(spec: &str) -> Result<Vec<String>> {
+    let available = available()?;
+    if spec == "all" {
+        return Ok(available);
+    }
+    let mut names = Vec::new();
+    for name in spec.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if !available.iter().any(|a| a == name) {
+            bail!(
+                "no shipped baseline '{name}'; the repository ships: {} (or 'all')",
+                available.join(", ")
+            );
+        }
+        names.push(name.to_string());
+    }
+    Ok(names)
+}
+
+/// Unpacks the shipped baseline `name` afresh and returns its results directory.
+pub fn unpack(name: &str) -> Result<PathBuf> {
+    let archive = shipped().join(format!("{name}.tar.gz"));
+    let target = unpacked().join(name);
+    let staging = unpacked().join(format!(".{name}.{}", std::process::id()));
+    let _ = fs::remove_dir_all(&staging);
+    fs::create_dir_all(&staging)?;
+    let file =
+        fs::File::open(&archive).with_context(|| format!("opening {}", archive.display()))?;
+    tar::Archive::new(GzDecoder::new(file))
+        .unpack(&staging)
+        .with_context(|| format!("unpacking {}", archive.display()))?;
+    let _ = fs::remove_dir_all(&target);
+    fs::rename(&staging, &target)?;
+    Ok(target)
+}
+
+/// Options of `cargo xtask pack-baseline`.
+#[derive(Args, Debug)]
+pub struct PackArgs {
+    /// A results directory holding a complete default-configuration sweep.
+    pub dir: PathBuf,
+    /// The baseline's name (default: the agent in the directory's manifest).
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+/// Runs `cargo xtask pack-baseline`: checks that `dir` is a complete sweep written by a
+/// known agent in its default configuration, then writes the archive and the scores.
+pub fn pack(args: &PackArgs) -> Result<()> {
+    let agent = AgentResults::load("baseline", &args.dir)?;
+    let Some(manifest) = &agent.manifest else {
+        bail!(
+            "{} has no {MANIFEST_FILE}: cannot say what wrote it",
+            args.dir.display()
+        );
+    };
+    if manifest.num_episodes.is_some() {
+        bail!(
+            "{} was run with --num-episodes: not a full sweep",
+            args.dir.display()
+        );
+    }
+    if let Ok(defaults) = bsuite_baselines::config::AgentConfig::defaults(&manifest.agent) {
+        for (key, value) in defaults.entries() {
+            let recorded = manifest.config.get(key);
+            if recorded.is_some_and(|r| *r != value.to_string()) && key != "seed" {
+                bail!(
+                    "{} ran {key}={}, not the default",
+                    args.dir.display(),
+                    recorded.unwrap()
+                );
+            }
+        }
+    }
+    let summary = summarize(&agent);
+    let sweep = bsuite_envs::sweep().count();
+    let unfinished: Vec<String> = summary
+        .experiments
+        .iter()
+        .filter(|e| !e.progress.complete())
+        .map(|e| e.experiment.name.to_string())
+        .collect();
+    if summary.ids.len() != sweep || !unfinished.is_empty() {
+        bail!(
+            "{} holds {} of {sweep} ids; unfinished or partial: {}. Only a complete sweep ships",
+            args.dir.display(),
+            summary.ids.len(),
+            unfinished.join(", ")
+        );
+    }
+    let name = args.name.clone().unwrap_or_else(|| manifest.agent.clone());
+    fs::create_dir_all(shipped())?;
+    let archive = shipped().join(format!("{name}.tar.gz"));
+    write_archive(&args.dir, &archive)?;
+    let scores = crate::score::reference_json(&summarize(&AgentResults::load(&name, &args.dir)?));
+    let json = shipped().join(format!("{name}.scores.json"));
+    fs::write(&json, serde_json::to_string_pretty(&scores)? + "\n")?;
+    eprintln!(
+        "pack-baseline: {} ({} bytes) and {}",
+        archive.display(),
+        fs::metadata(&archive)?.len(),
+        json.display()
+    );
+    Ok(())
+}
+
+/// A deterministic archive of the directory's manifest and CSVs: sorted, no timestamps or
+/// owners, so packing the same results twice gives the same bytes.
+fn write_archive(dir: &Path, archive: &Path) -> Result<()> {
+    let mut files: Vec<String> = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name == MANIFEST_FILE || (name.starts_with(FILE_PREFIX) && name.ends_with(".csv")) {
+            files.push(name);
+        }
+    }
+    files.sort();
+    let temp = archive.with_extension("tmp");
+    let gz = flate2::GzBuilder::new()
+        .mtime(0)
+        .write(fs::File::create(&temp)?, flate2::Compression::best());
+    let mut tar = tar::Builder::new(gz);
+    for name in &files {
+        let bytes = fs::read(dir.join(name))?;
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_mtime(0);
+        header.set_cksum();
+        tar.append_data(&mut header, name, bytes.as_slice())?;
+    }
+    let mut gz: GzEncoder<fs::File> = tar.into_inner()?;
+    gz.flush()?;
+    gz.finish()?;
+    fs::rename(&temp, archive)?;
+    Ok(())
+}

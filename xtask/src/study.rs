@@ -1,0 +1,343 @@
+//! `cargo xtask study FILE`: a study is a TOML file naming a few agent variants (an agent
+//! and its configuration each); the command runs every variant into `RESULTS/<variant>/`
+//! and writes one report of all of them, with the study's agent definitions.
+//!
+//! ```toml
+//! title = "DQN with three optimisers"
+//!
+//! [[variant]]
+//! name = "sgd"
+//! agent = "dqn"
+//! definition = "DQN trained with SGD, learning rate 1e-2."
+//! config = { optimizer = "sgd", learning_rate = 1e-2 }
+//! ```
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use bsuite_analysis::AgentResults;
+use bsuite_baselines::config::AgentConfig;
+use bsuite_baselines::factory::{self, LIBTORCH_AGENTS};
+use bsuite_baselines::runner::Shard;
+use bsuite_baselines::sweep::{self, SweepArgs};
+use clap::{Args, Parser};
+use serde::Deserialize;
+
+use crate::results_dirs::load_agent;
+
+/// Options of `cargo xtask study`.
+#[derive(Args, Debug)]
+pub struct StudyArgs {
+    /// The study file (TOML: a title and a list of variants).
+    pub file: PathBuf,
+    /// What to run: bsuite_ids, experiments, tags, SWEEP or TESTING (default: all 468 ids).
+    #[arg(long, num_args = 1.., value_name = "ID|EXPERIMENT|TAG|SWEEP|TESTING")]
+    pub ids: Vec<String>,
+    /// Episodes per id instead of the reference's counts (at least 1).
+    #[arg(long, value_name = "N", value_parser = sweep::positive)]
+    pub num_episodes: Option<usize>,
+    /// Run only shard I of N of every variant's ids (0-based): the shards of a study are
+    /// disjoint and together cover every variant-id pair.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+    /// Batches of ids run at once (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
+    /// Where the variants' results go, one directory per variant.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub results: PathBuf,
+    /// The report directory (default: `report/<study file stem>`).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Run nothing: write the report of whatever the variants have run so far.
+    #[arg(long)]
+    pub report_only: bool,
+    /// One line per finished id instead of a progress bar.
+    #[arg(long)]
+    pub plain: bool,
+}
+
+/// A study file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Study {
+    /// The report's title.
+    title: String,
+    /// The variants, in the report's order.
+    #[serde(rename = "variant")]
+    variants: Vec<Variant>,
+}
+
+/// One agent variant of a study.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Variant {
+    /// Its name: the results directory and the agent's name in the report.
+    name: String,
+    /// The agent it configures.
+    agent: String,
+    /// One sentence for the report's "Agent definition" list.
+    definition: String,
+    /// Hyperparameters that differ from the agent's defaults.
+    #[serde(default)]
+    config: toml::Table,
+}
+
+impl Variant {
+    /// The `--config KEY=VALUE` pairs of this variant.
+    fn config_pairs(&self) -> Result<Vec<String>> {
+        self.config
+            .iter()
+            .map(|(key, value)| {
+                let text = sweep::toml_text(value)
+                    .map_err(|e| anyhow::anyhow!("variant {}: {key}: {e}", self.name))?;
+                Ok(format!("{key}={text}"))
+            })
+            .collect()
+    }
+}
+
+/// Reads and checks a study file: unique, usable names, known agents and valid
+/// configurations, before anything runs.
+fn read_study(path: &Path) -> Result<Study> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let study: Study =
+        toml::from_str(&text).with_context(|| format!("study file {}", path.display()))?;
+    if study.variants.is_empty() {
+        bail!("study file {} has no [[variant]]", path.display());
+    }
+    let mut seen = Vec::new();
+    for variant in &study.variants {
+        let name = &variant.name;
+        let usable = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+            && !name.starts_with('.');
+        if !usable {
+            bail!(
+                "study file {}: variant name '{name}' must be letters, digits, '_', '-' or '.'",
+                path.display()
+            );
+        }
+        if seen.contains(&name) {
+            bail!(
+                "study file {}: two variants are named '{name}'",
+                path.display()
+            );
+        }
+        seen.push(name);
+        let mut config = AgentConfig::defaults(&variant.agent).with_context(|| {
+            format!(
+                "study file {}: variant {name}: valid agents: {}",
+                path.display(),
+                bsuite_baselines::config::all()
+                    .iter()
+                    .map(|(agent, _)| *agent)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        for pair in variant.config_pairs()? {
+            config
+                .set_pair(&pair)
+                .with_context(|| format!("study file {}: variant {name}", path.display()))?;
+        }
+    }
+    Ok(study)
+}
+
+/// The sweep arguments of one variant.
+fn variant_args(args: &StudyArgs, variant: &Variant) -> Result<Vec<OsString>> {
+    let mut argv: Vec<OsString> = vec![variant.agent.clone().into()];
+    if !args.ids.is_empty() {
+        argv.push("--ids".into());
+        argv.extend(args.ids.iter().map(OsString::from));
+    }
+    argv.extend([
+        "--results".into(),
+        args.results.join(&variant.name).into_os_string(),
+    ]);
+    argv.extend(["--name".into(), variant.name.clone().into()]);
+    for pair in variant.config_pairs()? {
+        argv.extend(["--config".into(), pair.into()]);
+    }
+    if let Some(n) = args.num_episodes {
+        argv.extend(["--num-episodes".into(), n.to_string().into()]);
+    }
+    if let Some(shard) = args.shard {
+        argv.extend([
+            "--shard".into(),
+            format!("{}/{}", shard.index, shard.count).into(),
+        ]);
+    }
+    argv.extend([
+        "--jobs".into(),
+        args.jobs.to_string().into(),
+        "--no-score".into(),
+    ]);
+    if args.plain {
+        argv.push("--plain".into());
+    }
+    Ok(argv)
+}
+
+/// The sweep arguments as `bench-all` parses them, for agents built into xtask.
+#[derive(Parser)]
+struct SweepCommand {
+    #[command(flatten)]
+    sweep: SweepArgs,
+}
+
+/// Runs `cargo xtask study`.
+pub fn run(args: &StudyArgs) -> Result<()> {
+    let study = read_study(&args.file)?;
+    if !args.report_only {
+        for (k, variant) in study.variants.iter().enumerate() {
+            eprintln!(
+                "study: variant {} of {}: {} ({})",
+                k + 1,
+                study.variants.len(),
+                variant.name,
+                variant.agent
+            );
+            let argv = variant_args(args, variant)?;
+            if LIBTORCH_AGENTS.contains(&variant.agent.as_str()) {
+                crate::libtorch::run_tch_bin("bsuite-run", &argv, false)?;
+            } else {
+                let command = SweepCommand::try_parse_from(
+                    std::iter::once(OsString::from("bench-all")).chain(argv),
+                )?;
+                let agent = factory::agent(&variant.agent)?;
+                sweep::run_sweep("study", agent, &command.sweep)?;
+            }
+        }
+    }
+    report(args, &study)
+}
+
+/// Writes the study's report from every variant with results.
+fn report(args: &StudyArgs, study: &Study) -> Result<()> {
+    let out = match &args.out {
+        Some(out) => out.clone(),
+        None => {
+            let stem = args
+                .file
+                .file_stem()
+                .with_context(|| format!("{} has no file name", args.file.display()))?;
+            PathBuf::from("report").join(stem)
+        }
+    };
+    let mut agents: Vec<AgentResults> = Vec::new();
+    let mut definitions = BTreeMap::new();
+    for variant in &study.variants {
+        let dir = args.results.join(&variant.name);
+        let has_results = dir.is_dir()
+            && std::fs::read_dir(&dir)?.any(|f| {
+                f.is_ok_and(|f| {
+                    let name = f.file_name();
+                    let name = name.to_string_lossy();
+                    name.starts_with(bsuite_logging::results::FILE_PREFIX) && name.ends_with(".csv")
+                })
+            });
+        if !has_results {
+            eprintln!(
+                "study: variant {} has no results in {} yet; the report leaves it out",
+                variant.name,
+                dir.display()
+            );
+            continue;
+        }
+        agents.push(load_agent(&variant.name, &dir, false)?);
+        definitions.insert(variant.name.clone(), variant.definition.clone());
+    }
+    if agents.is_empty() {
+        bail!(
+            "no variant of {} has results under {}; run the study first",
+            args.file.display(),
+            args.results.display()
+        );
+    }
+    let options = bsuite_report::Options {
+        title: study.title.clone(),
+        definitions,
+        ..bsuite_report::Options::default()
+    };
+    let written = bsuite_report::write(&agents, &out, &options)?;
+    let partial: Vec<&str> = (written.incomplete.iter())
+        .filter(|(_, lines)| !lines.is_empty())
+        .map(|(agent, _)| agent.as_str())
+        .collect();
+    if !partial.is_empty() {
+        eprintln!(
+            "study: partial variants, marked so in the report: {}",
+            partial.join(", ")
+        );
+    }
+    eprintln!(
+        "study: report of {} variant(s) in {} ({})",
+        agents.len(),
+        out.display(),
+        out.join(bsuite_report::html::INDEX).display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn studies() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../studies")
+    }
+
+    #[test]
+    fn the_shipped_studies_are_valid() {
+        for (file, variants) in [
+            ("appendix_c.toml", 4),
+            ("appendix_d.toml", 3),
+            ("appendix_e.toml", 4),
+        ] {
+            let study = read_study(&studies().join(file)).unwrap();
+            assert_eq!(study.variants.len(), variants, "{file}");
+        }
+    }
+
+    fn study_error(text: &str) -> String {
+        let path = std::env::temp_dir().join(format!("bsuite-study-{}.toml", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let err = format!("{:#}", read_study(&path).unwrap_err());
+        std::fs::remove_file(&path).unwrap();
+        err
+    }
+
+    #[test]
+    fn bad_studies_are_refused_before_anything_runs() {
+        let variant = |name: &str, agent: &str, config: &str| {
+            format!(
+                "[[variant]]\nname = \"{name}\"\nagent = \"{agent}\"\ndefinition = \"d\"\n\
+                 config = {{ {config} }}\n"
+            )
+        };
+        let title = "title = \"t\"\n";
+        let err = study_error(&format!(
+            "{title}{}",
+            variant("a", "dqn", "optimizer = \"adagrad\"")
+        ));
+        assert!(err.contains("adam, sgd, rmsprop"), "{err}");
+        let err = study_error(&format!("{title}{}", variant("a", "dqn", "nonsense = 1")));
+        assert!(err.contains("no key 'nonsense'"), "{err}");
+        let err = study_error(&format!("{title}{}", variant("a", "dqm", "")));
+        assert!(err.contains("unknown agent 'dqm'"), "{err}");
+        let twice = variant("a", "dqn", "");
+        let err = study_error(&format!("{title}{twice}{twice}"));
+        assert!(err.contains("two variants are named 'a'"), "{err}");
+        let err = study_error(&format!("{title}{}", variant("../a", "dqn", "")));
+        assert!(err.contains("must be letters"), "{err}");
+        let err = study_error(title);
+        assert!(err.contains("variant"), "{err}");
+    }
+}

@@ -1,0 +1,67 @@
+//! The shipped baselines from the user's side: `report --baselines` puts them beside the
+//! user's results without running anything, an unknown name lists what ships, and
+//! `pack-baseline` refuses what is not a complete default sweep.
+
+mod common;
+
+use std::path::Path;
+
+use common::{run as xtask, scratch, stderr};
+
+fn fixtures() -> &'static Path {
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/random_results"
+    ))
+}
+
+#[test]
+fn a_report_takes_the_shipped_baselines_beside_the_users_results() {
+    let out = scratch("baselines-report");
+    let mine = format!("mine={}", fixtures().display());
+    let args = ["report", "--results", &mine, "--baselines", "all"];
+    let report = xtask(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
+    assert!(report.status.success(), "{}", stderr(&report));
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("<b>mine</b>") && page.contains("<b>random</b>"));
+
+    let unknown = xtask(&["report", "--results", &mine, "--baselines", "dqn2"]);
+    assert!(!unknown.status.success());
+    let err = stderr(&unknown);
+    assert!(
+        err.contains("no shipped baseline 'dqn2'; the repository ships: "),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn only_complete_default_sweeps_are_packed() {
+    let partial = scratch("baselines-partial");
+    let run = xtask(&[
+        "bench-all",
+        "random",
+        "--ids",
+        "catch/0",
+        "--plain",
+        "--no-score",
+        "--results",
+        partial.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let refused = xtask(&[
+        "pack-baseline",
+        partial.to_str().unwrap(),
+        "--name",
+        "never",
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("holds 1 of 468 ids"),
+        "{}",
+        stderr(&refused)
+    );
+    let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("../baselines/never.tar.gz");
+    assert!(!archive.exists());
+    std::fs::remove_dir_all(&partial).unwrap();
+}
