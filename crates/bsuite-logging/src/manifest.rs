@@ -173,4 +173,37 @@ mod tests {
         assert!(err.contains(MANIFEST_FILE), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    #[test]
+    fn another_configuration_is_another_run() {
+        let with = |pairs: &[(&str, &str)]| RunManifest {
+            config: (pairs.iter())
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..RunManifest::new("dqn", "DQN", 42, None)
+        };
+        let adam = with(&[
+            ("optimizer", "adam"),
+            ("learning_rate", "0.001"),
+            ("seed", "42"),
+        ]);
+        let sgd = with(&[
+            ("optimizer", "sgd"),
+            ("learning_rate", "0.01"),
+            ("seed", "42"),
+        ]);
+        assert_eq!(
+            sgd.differences(&adam),
+            ["learning_rate=0.01, not 0.001", "optimizer=sgd, not adam"]
+        );
+        assert!(adam.differences(&adam.clone()).is_empty());
+        // A manifest from before configurations were recorded is not another run.
+        assert!(adam.differences(&with(&[])).is_empty());
+        let newer = with(&[
+            ("optimizer", "adam"),
+            ("learning_rate", "0.001"),
+            ("lr2", "1"),
+        ]);
+        assert_eq!(adam.differences(&newer), ["no lr2, not 1"]);
+    }
 }
