@@ -94,7 +94,7 @@ pub struct PackArgs {
 /// Runs `cargo xtask pack-baseline`: checks that `dir` is a complete sweep written by a
 /// known agent in its default configuration, then writes the archive and the scores.
 pub fn pack(args: &PackArgs) -> Result<()> {
-    let agent = AgentResults::load("baseline", &args.dir)?;
+    let mut agent = AgentResults::load("baseline", &args.dir)?;
     let Some(manifest) = &agent.manifest else {
         bail!(
             "{} has no {MANIFEST_FILE}: cannot say what wrote it",
@@ -108,17 +108,20 @@ pub fn pack(args: &PackArgs) -> Result<()> {
         );
     }
     if let Ok(defaults) = bsuite_baselines::config::AgentConfig::defaults(&manifest.agent) {
-        for (key, value) in defaults.entries() {
-            let recorded = manifest.config.get(key);
-            if recorded.is_some_and(|r| *r != value.to_string()) && key != "seed" {
-                bail!(
-                    "{} ran {key}={}, not the default",
-                    args.dir.display(),
-                    recorded.unwrap()
-                );
+        for (key, value) in defaults.entries().filter(|(key, _)| *key != "seed") {
+            match manifest.config.get(key) {
+                Some(recorded) if *recorded != value.to_string() => {
+                    bail!(
+                        "{} ran {key}={recorded}, not the default",
+                        args.dir.display()
+                    )
+                }
+                _ => {}
             }
         }
     }
+    let name = args.name.clone().unwrap_or_else(|| manifest.agent.clone());
+    agent.name = name.clone();
     let summary = summarize(&agent);
     let sweep = bsuite_envs::sweep().count();
     let unfinished: Vec<String> = summary
@@ -135,11 +138,10 @@ pub fn pack(args: &PackArgs) -> Result<()> {
             unfinished.join(", ")
         );
     }
-    let name = args.name.clone().unwrap_or_else(|| manifest.agent.clone());
     fs::create_dir_all(shipped())?;
     let archive = shipped().join(format!("{name}.tar.gz"));
     write_archive(&args.dir, &archive)?;
-    let scores = crate::score::reference_json(&summarize(&AgentResults::load(&name, &args.dir)?));
+    let scores = crate::score::reference_json(&summary);
     let json = shipped().join(format!("{name}.scores.json"));
     fs::write(&json, serde_json::to_string_pretty(&scores)? + "\n")?;
     eprintln!(
