@@ -104,6 +104,34 @@ fn default_results(root: &Path) -> Result<Vec<String>> {
     Ok(dirs)
 }
 
+/// Adds one agent's results directory to the report's, refusing a second agent of the same
+/// name and a results directory that holds the report directory.
+fn add_results(
+    dirs: &mut Vec<PathBuf>,
+    names: &mut Vec<String>,
+    out: &Path,
+    dir: PathBuf,
+    name: String,
+) -> Result<()> {
+    if let Some(k) = names.iter().position(|n| *n == name) {
+        bail!(
+            "{} and {} both give the agent name '{name}'; name them apart with NAME=DIR",
+            dirs[k].display(),
+            dir.display()
+        );
+    }
+    if is_within(out, &dir) {
+        bail!(
+            "the report directory {} is inside the results directory {}; choose another --out",
+            out.display(),
+            dir.display()
+        );
+    }
+    dirs.push(dir);
+    names.push(name);
+    Ok(())
+}
+
 /// Runs `cargo xtask report`.
 pub fn run(args: &ReportArgs) -> Result<()> {
     let start = Instant::now();
@@ -113,45 +141,28 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         Some(spec) => crate::baselines::select(spec)?,
         None => Vec::new(),
     };
-    let mut results = if !args.results.is_empty() {
+    let results = if !args.results.is_empty() {
         args.results.clone()
     } else if baselines.is_empty() || Path::new("results").is_dir() {
         default_results(Path::new("results"))?
     } else {
         Vec::new()
     };
-    // A baseline is called by its agent's name unless the user's results already are.
-    let taken: Vec<String> = results
-        .iter()
-        .filter_map(|arg| parse_results(arg).ok().map(|(_, name)| name))
-        .collect();
+    for arg in &results {
+        let (dir, name) = parse_results(arg)?;
+        add_results(&mut dirs, &mut names, &args.out, dir, name)?;
+    }
+    // The user's results are all checked before any baseline is unpacked. A baseline is
+    // called by its agent's name unless the user's results already are.
+    let users = names.len();
     for name in &baselines {
-        let dir = crate::baselines::unpack(name)?;
-        let shown = if taken.contains(name) {
+        let shown = if names[..users].contains(name) {
             format!("{name}_baseline")
         } else {
             name.clone()
         };
-        results.push(format!("{shown}={}", dir.display()));
-    }
-    for arg in &results {
-        let (dir, name) = parse_results(arg)?;
-        if let Some(k) = names.iter().position(|n| *n == name) {
-            bail!(
-                "{} and {} both give the agent name '{name}'; name them apart with NAME=DIR",
-                dirs[k].display(),
-                dir.display()
-            );
-        }
-        if is_within(&args.out, &dir) {
-            bail!(
-                "the report directory {} is inside the results directory {}; choose another --out",
-                args.out.display(),
-                dir.display()
-            );
-        }
-        dirs.push(dir);
-        names.push(name);
+        let dir = crate::baselines::unpack(name)?;
+        add_results(&mut dirs, &mut names, &args.out, dir, shown)?;
     }
     let agents: Vec<AgentResults> = dirs
         .iter()
