@@ -411,18 +411,23 @@ const DISCOUNT: Key = Key {
     doc: "the discount of future rewards",
 };
 
+/// The optimiser's learning rate, with an agent's default.
+const fn learning_rate(default: &'static str) -> Key {
+    Key {
+        name: "learning_rate",
+        kind: POSITIVE,
+        default,
+        doc: "the optimiser's learning rate",
+    }
+}
+
 /// The replay-based agents' keys (dqn and boot_dqn), with their own defaults.
 macro_rules! replay_keys {
     ($lr:expr, $hidden:expr, $batch:expr, $min_replay:expr, $epsilon:expr) => {
         [
             SEED,
             OPTIMIZER,
-            Key {
-                name: "learning_rate",
-                kind: POSITIVE,
-                default: $lr,
-                doc: "the optimiser's learning rate",
-            },
+            learning_rate($lr),
             DISCOUNT,
             Key {
                 name: "hidden_sizes",
@@ -529,12 +534,7 @@ macro_rules! actor_critic_keys {
         [
             SEED,
             OPTIMIZER,
-            Key {
-                name: "learning_rate",
-                kind: POSITIVE,
-                default: "0.003",
-                doc: "the optimiser's learning rate",
-            },
+            learning_rate("0.003"),
             DISCOUNT,
             Key {
                 name: "hidden_sizes",
