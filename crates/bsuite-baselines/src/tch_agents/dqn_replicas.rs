@@ -63,7 +63,10 @@ pub struct ReplicaSpec {
 /// before, when it next gets a gradient. The result is bit for bit what updating every row
 /// every step gives, for a fraction of the work and memory traffic.
 struct FirstLayer {
+    /// Columns of a row: every member's block side by side.
     width: usize,
+    /// Columns of one member's block.
+    member_width: usize,
     w: Vec<f32>,
     b: Vec<f32>,
     target_w: Vec<f32>,
@@ -120,6 +123,7 @@ impl FirstLayer {
         let zeros = |n| vec![0.0f32; n];
         FirstLayer {
             width,
+            member_width,
             w: pad(online),
             b: zeros(width),
             target_w: pad(target),
@@ -144,15 +148,29 @@ impl FirstLayer {
         }
     }
 
-    /// `out = relu(b + Σ x_k w[k])` over the nonzero entries of a stored observation.
-    fn forward_sparse(w: &[f32], b: &[f32], entries: &[Entry], out: &mut [f32]) {
-        out.copy_from_slice(b);
-        host::add_sparse_rows(out, entries, w);
+    /// Member `m`'s `out = relu(b + Σ x_k w[k])` over the nonzero entries of a stored
+    /// observation, from the online weights or (`target`) the target's: written straight
+    /// into the member's slot, with no row of every member in between.
+    fn forward_sparse(&self, target: bool, m: usize, entries: &[Entry], out: &mut [f32]) {
+        let (w, b) = if target {
+            (&self.target_w, &self.target_b)
+        } else {
+            (&self.w, &self.b)
+        };
+        let block = m * self.member_width;
+        out.copy_from_slice(&b[block..][..self.member_width]);
+        host::add_sparse_rows(out, entries, &w[block..], self.width);
         host::relu(out);
     }
 
-    fn accumulate_grad(&mut self, entries: &[Entry], delta: &[f32]) {
-        host::scatter_sparse_rows(&mut self.grad_w, entries, delta);
+    /// Adds one sample's weight gradients: member `m`'s output gradient is
+    /// `deltas[m·member_stride..]`, `member_width` long.
+    fn accumulate_grad(&mut self, entries: &[Entry], deltas: &[f32], member_stride: usize) {
+        for m in 0..self.width / self.member_width {
+            let delta = &deltas[m * member_stride..][..self.member_width];
+            let block = m * self.member_width;
+            host::scatter_sparse_rows(&mut self.grad_w[block..], entries, delta, self.width);
+        }
         for &(k, _) in entries {
             let row = &mut self.rows[k as usize];
             if !row.touched {
@@ -312,8 +330,6 @@ struct Replica {
     actions: Vec<usize>,
     rewards: Vec<f32>,
     discounts: Vec<f32>,
-    /// A sample's first-layer rows or gradients of every member, `[members × width]`.
-    sample_row: Vec<f32>,
     /// The ensemble's own state (bootstrapped DQN).
     ensemble: Option<Ensemble>,
 }
@@ -692,7 +708,6 @@ impl DqnReplicas {
             rng,
             num_actions,
             replay: SparseReplay::new(self.config.replay_capacity, extra_width),
-            sample_row: vec![0.0; first.width],
             first,
             explores: false,
             indices: Vec::with_capacity(batch),
@@ -855,7 +870,6 @@ impl DqnReplicas {
                     actions,
                     rewards,
                     discounts,
-                    sample_row,
                     ensemble,
                     num_actions,
                     ..
@@ -863,22 +877,11 @@ impl DqnReplicas {
                 for (b, &slot) in indices.iter().enumerate() {
                     let t = replay.get(slot);
                     (actions[b], rewards[b], discounts[b]) = (t.action, t.reward, t.discount);
-                    // Every member's first layer at once, then each member's part to its
-                    // slot (a lone member's straight into it).
-                    let at = (r * batch + b) * d0;
-                    let forward = |w, bias, x, out: &mut [f32], row: &mut [f32]| {
-                        if members == 1 {
-                            FirstLayer::forward_sparse(w, bias, x, &mut out[at..at + d0]);
-                            return;
-                        }
-                        FirstLayer::forward_sparse(w, bias, x, row);
-                        for m in 0..members {
-                            let at = ((r * members + m) * batch + b) * d0;
-                            out[at..at + d0].copy_from_slice(&row[m * d0..(m + 1) * d0]);
-                        }
-                    };
-                    forward(&first.w, &first.b, t.o_tm1, online0, sample_row);
-                    forward(&first.target_w, &first.target_b, t.o_t, target0, sample_row);
+                    for m in 0..members {
+                        let at = ((r * members + m) * batch + b) * d0;
+                        first.forward_sparse(false, m, t.o_tm1, &mut online0[at..at + d0]);
+                        first.forward_sparse(true, m, t.o_t, &mut target0[at..at + d0]);
+                    }
                 }
                 // Before the first target update the targets' priors are their own.
                 if let Some(e) = ensemble.as_mut().filter(|e| !e.targets_synced) {
@@ -1012,18 +1015,13 @@ impl DqnReplicas {
                         slot_rows(m),
                     );
                 }
+                // Member m's gradient of sample b is row b of its slot, a slot apart.
+                let replica_rows = &delta0[r * members * batch * d0..];
                 for b in 0..batch {
                     let t = replica.replay.get(replica.indices[b]);
-                    if members == 1 {
-                        let delta = &slot_rows(0)[b * d0..(b + 1) * d0];
-                        replica.first.accumulate_grad(t.o_tm1, delta);
-                        continue;
-                    }
-                    for m in 0..members {
-                        replica.sample_row[m * d0..(m + 1) * d0]
-                            .copy_from_slice(&slot_rows(m)[b * d0..(b + 1) * d0]);
-                    }
-                    replica.first.accumulate_grad(t.o_tm1, &replica.sample_row);
+                    replica
+                        .first
+                        .accumulate_grad(t.o_tm1, &replica_rows[b * d0..], batch * d0);
                 }
                 replica.first.step(step, self.sgd_steps);
             }
@@ -1340,8 +1338,8 @@ mod tests {
             }
             let delta: Vec<f32> = (0..width).map(|_| rng.randn() as f32 * 1e-2).collect();
             let mut grad = vec![0.0; init.len()];
-            host::scatter_sparse_rows(&mut grad, &entries, &delta);
-            lazy.accumulate_grad(&entries, &delta);
+            host::scatter_sparse_rows(&mut grad, &entries, &delta, width);
+            lazy.accumulate_grad(&entries, &delta, width);
             lazy.grad_b.copy_from_slice(&delta);
             let step = OptStep::new(optimizer, 1e-3, t);
             lazy.step(step, t);

@@ -126,13 +126,15 @@ fn simd_level() -> SimdLevel {
 pub(crate) type Entry = (u32, f32);
 
 kernel! {
-    /// `out += x_k · w[k]` for each entry `(k, x_k)` in order, `w` being `[in, out.len()]`
-    /// row-major: a linear layer that skips zero inputs (adding a zero product changes no
-    /// sum, so this equals the dense sum in index order).
-    pub(crate) fn add_sparse_rows(out: &mut [f32], entries: &[Entry], w: &[f32]) {
+    /// `out += x_k · w[k]` for each entry `(k, x_k)` in order, `w` being row-major with rows
+    /// `stride` apart, of which the first `out.len()` columns are used: a linear layer that
+    /// skips zero inputs (adding a zero product changes no sum, so this equals the dense sum
+    /// in index order). A stride wider than `out` reads one member's block of an ensemble's
+    /// side-by-side weights.
+    pub(crate) fn add_sparse_rows(out: &mut [f32], entries: &[Entry], w: &[f32], stride: usize) {
         let width = out.len();
         for &(k, x) in entries {
-            let row = &w[k as usize * width..][..width];
+            let row = &w[k as usize * stride..][..width];
             for (o, &wk) in out.iter_mut().zip(row) {
                 *o += x * wk;
             }
@@ -156,12 +158,12 @@ kernel! {
 }
 
 kernel! {
-    /// `g[k] += x_k · delta` for each entry `(k, x_k)`: the weight gradient of
-    /// [`add_sparse_rows`] for one input row.
-    pub(crate) fn scatter_sparse_rows(g: &mut [f32], entries: &[Entry], delta: &[f32]) {
+    /// `g[k] += x_k · delta` for each entry `(k, x_k)`, rows of `g` `stride` apart: the
+    /// weight gradient of [`add_sparse_rows`] for one input row.
+    pub(crate) fn scatter_sparse_rows(g: &mut [f32], entries: &[Entry], delta: &[f32], stride: usize) {
         let width = delta.len();
         for &(k, x) in entries {
-            let row = &mut g[k as usize * width..][..width];
+            let row = &mut g[k as usize * stride..][..width];
             for (gk, &d) in row.iter_mut().zip(delta) {
                 *gk += x * d;
             }
@@ -562,18 +564,26 @@ mod tests {
         let mut dense = vec![1.0; 3];
         add_dense_rows(&mut dense, &input, &w);
         let mut sparse = vec![1.0; 3];
-        add_sparse_rows(&mut sparse, &[(1, 2.0), (3, -1.5)], &w);
+        add_sparse_rows(&mut sparse, &[(1, 2.0), (3, -1.5)], &w, 3);
         assert_eq!(dense, sparse);
+        // Columns 1..3 of the same weights, read as a block with the rows' stride.
+        let mut block = vec![1.0; 2];
+        add_sparse_rows(&mut block, &[(1, 2.0), (3, -1.5)], &w[1..], 3);
+        assert_eq!(block, sparse[1..]);
         let expect: Vec<f32> = (0..3)
             .map(|j| 1.0 + 2.0 * w[3 + j] + -1.5 * w[9 + j])
             .collect();
         assert_eq!(dense, expect);
 
         let mut g = vec![0.0; 12];
-        scatter_sparse_rows(&mut g, &[(1, 2.0), (3, -1.5)], &[1.0, 2.0, 3.0]);
+        scatter_sparse_rows(&mut g, &[(1, 2.0), (3, -1.5)], &[1.0, 2.0, 3.0], 3);
         assert_eq!(&g[3..6], &[2.0, 4.0, 6.0]);
         assert_eq!(&g[9..12], &[-1.5, -3.0, -4.5]);
         assert!(g[..3].iter().chain(&g[6..9]).all(|&x| x == 0.0));
+        let mut block = vec![0.0; 12];
+        scatter_sparse_rows(&mut block[2..], &[(1, 2.0), (3, -1.5)], &[3.0], 3);
+        assert_eq!((block[5], block[11]), (6.0, -4.5));
+        assert_eq!(block.iter().filter(|&&x| x != 0.0).count(), 2);
     }
 
     #[test]
