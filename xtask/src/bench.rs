@@ -12,6 +12,11 @@ use clap::Subcommand;
 
 #[derive(Subcommand)]
 pub enum BenchTarget {
+    /// bsuite_rs from Python against bsuite 0.3.6 in one interpreter: steps/s of a Python
+    /// loop over `load_from_id` on catch, deep_sea and cartpole, VecEnv over the 20 catch
+    /// ids, and bsuite's own run loop and agents on both (identical CSVs). Builds the wheel;
+    /// the reference venv comes from tools/reference/setup.sh.
+    Python(crate::bench_python::BenchPythonArgs),
     /// Scoring speed on a full 468-id sweep directory, ours and ref_score.py's side by side.
     Score(crate::bench_score::BenchScoreArgs),
     /// CPU time per agent step (select_action + env step + update) of the four LibTorch
@@ -282,12 +287,15 @@ fn bench_envs(o: EnvsOptions) -> Result<()> {
 }
 
 pub fn run(target: BenchTarget) -> Result<()> {
-    // The agents' benchmark is another (optimised) binary; xtask's own build does not matter.
-    if !matches!(target, BenchTarget::Agents { .. }) && reexec_optimised()? {
+    // The agents' benchmark is another (optimised) binary and the Python one runs the
+    // (optimised) wheel: xtask's own build does not matter to them.
+    let elsewhere = matches!(target, BenchTarget::Agents { .. } | BenchTarget::Python(_));
+    if !elsewhere && reexec_optimised()? {
         return Ok(());
     }
     match target {
         BenchTarget::Score(args) => crate::bench_score::run(args),
+        BenchTarget::Python(args) => crate::bench_python::run(&args),
         BenchTarget::Agents { args } => crate::libtorch::bench_agents(&args),
         BenchTarget::Envs {
             json,

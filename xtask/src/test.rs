@@ -11,15 +11,25 @@ pub struct TestArgs {
     /// Skip the LibTorch agents' tests (no LibTorch is provisioned then).
     #[arg(long)]
     pub no_tch: bool,
+    /// Skip the Python package's tests (no wheel is built and no venv made then).
+    #[arg(long, conflicts_with = "python_only")]
+    pub no_python: bool,
+    /// Run the Python package's tests alone (the wheel, the numpy-only check and pytest).
+    #[arg(long)]
+    pub python_only: bool,
 }
 
-/// Runs `cargo test --workspace` (nothing there needs LibTorch), then provisions LibTorch
-/// and runs `cargo test -p bsuite-baselines --features tch --release -- --include-ignored`:
-/// the agents train for a few hundred episodes in these tests, which needs optimised code,
-/// and bench-all's tch binaries share the release build. The tests ignored in debug builds
-/// run there; with `--no-tch`, `cargo test -p bsuite-baselines --release -- --ignored` runs
-/// them instead, so no ignored test is skipped.
+/// Runs `cargo test --workspace` (nothing there needs LibTorch), then the Python tests
+/// ([`crate::wheel::test`]: the wheel, a numpy-only smoke test and pytest), then provisions
+/// LibTorch and runs `cargo test -p bsuite-baselines --features tch --release --
+/// --include-ignored`: the agents train for a few hundred episodes in these tests, which
+/// needs optimised code, and bench-all's tch binaries share the release build. The tests
+/// ignored in debug builds run there; with `--no-tch`, `cargo test -p bsuite-baselines
+/// --release -- --ignored` runs them instead, so no ignored test is skipped.
 pub fn run(args: TestArgs) -> Result<()> {
+    if args.python_only {
+        return crate::wheel::test();
+    }
     let manifest = libtorch::workspace_root().join("Cargo.toml");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut workspace = std::process::Command::new(&cargo);
@@ -35,6 +45,9 @@ pub fn run(args: TestArgs) -> Result<()> {
     }
     eprintln!("xtask: cargo test --workspace");
     libtorch::run_status(workspace, "cargo test --workspace")?;
+    if !args.no_python {
+        crate::wheel::test()?;
+    }
     if args.no_tch {
         // The tests `#[ignore]`d as too slow for debug builds still run, optimised.
         eprintln!("xtask: cargo test -p bsuite-baselines --release -- --ignored");

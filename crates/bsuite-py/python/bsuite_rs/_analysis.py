@@ -1,0 +1,54 @@
+"""bsuite's scores and reports of results directories."""
+import os
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+
+from bsuite_rs import _core
+
+PathLike = Union[str, 'os.PathLike[str]']
+
+
+def score(results_dir: PathLike, *, lenient: bool = False) -> Dict[str, Any]:
+  """bsuite's scores of a results directory of bsuite CSV files.
+
+  Returns `{"experiments": {name: score}, "finished": {name: bool}, "tags": {tag: score},
+  "ids": {bsuite_id: score}}`, the keys of `cargo xtask score --json`; scores that bsuite
+  leaves undefined (NaN, e.g. mnist before episode 9000) are None. A malformed file is a
+  `ValueError` naming the file and line (`lenient=True` skips it with a warning); a
+  directory that cannot be read or holds no results is an `OSError`.
+  """
+  return _core.score(os.fspath(results_dir), lenient=lenient)
+
+
+def _named(results) -> Sequence[Tuple[str, str]]:
+  def name_of(path):
+    return os.path.basename(os.path.normpath(os.path.abspath(path)))
+
+  if isinstance(results, (str, os.PathLike)):
+    results = [results]
+  if isinstance(results, Mapping):
+    return [(str(name), os.fspath(path)) for name, path in results.items()]
+  named = []
+  for item in results:
+    if isinstance(item, (str, os.PathLike)):
+      named.append((name_of(item), os.fspath(item)))
+    else:
+      name, path = item
+      named.append((str(name), os.fspath(path)))
+  return named
+
+
+def report(results: Union[Mapping[str, PathLike], PathLike, Sequence[Any]],
+           out: PathLike = 'report', *, title: Optional[str] = None,
+           link: Optional[str] = None, overwrite: bool = False,
+           lenient: bool = False) -> Dict[str, Any]:
+  """Writes the bsuite report of one or more agents' results into `out`.
+
+  `results` is `{agent name: results directory}` (or one directory, or a list of
+  directories, named after their last component). The report is what `cargo xtask report`
+  writes: radar and bar plots, every experiment's plots as SVG and PDF, the LaTeX appendix
+  and a self-contained `index.html`. `out` must be empty or hold an earlier report, whose
+  files alone are replaced (`overwrite=True` replaces other files too). Returns
+  `{"out_dir", "files", "figures", "removed", "incomplete"}`.
+  """
+  return _core.report(_named(results), os.fspath(out), title=title, link=link,
+                      overwrite=overwrite, lenient=lenient)

@@ -1,0 +1,132 @@
+"""Environments with dm_env's interface, and bsuite's functions that load them."""
+import atexit
+import os
+import sys
+import weakref
+from typing import Any, Mapping, Optional, Tuple, Union
+
+import numpy as np
+
+from bsuite_rs import _compat
+from bsuite_rs import _core
+
+PathLike = Union[str, 'os.PathLike[str]']
+
+# Environments and VecEnvs that log, flushed when the interpreter exits: a run stopped
+# before its last episode still leaves every logged row in its file.
+_RECORDING: 'weakref.WeakSet[Any]' = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_recording():
+  for env in list(_RECORDING):
+    try:
+      env.flush()
+    except Exception as error:  # pylint: disable=broad-except
+      print(f'bsuite_rs: flushing the log of {env!r} failed: {error}', file=sys.stderr)
+
+
+class Environment(_core.Env, _compat.EnvironmentBase):
+  """A bsuite environment with dm_env's interface (a `dm_env.Environment` when dm_env is
+  installed).
+
+  `reset()` and `step(action)` return `dm_env.TimeStep`s whose observations are float32
+  arrays of the observation spec's shape (an observation you hold is never written again;
+  dropped ones are recycled); stepping after a LAST timestep starts a new episode, as
+  bsuite's environments do. `bsuite_info()` and `bsuite_num_episodes` are bsuite's. An
+  action outside the action spec is a `ValueError`.
+
+  `Environment(bsuite_id, *, env_seed=None, results_dir=None, overwrite=False,
+  terminal=False)`: `env_seed` seeds every random generator that bsuite 0.3.6 seeds from
+  OS entropy (default: the id's setting index, so runs are reproducible); `results_dir`
+  logs bsuite's CSV file of the id there; `terminal` logs to standard error.
+  """
+
+  def __init__(self, bsuite_id: str, *, env_seed: Optional[int] = None,
+               results_dir: Optional[PathLike] = None, overwrite: bool = False,
+               terminal: bool = False):
+    # The native base has loaded the environment from these arguments already.
+    del bsuite_id, env_seed, results_dir, overwrite, terminal
+    if self.recording:
+      _RECORDING.add(self)
+
+  def observation_spec(self):
+    """The observations' spec: float32 arrays, as in bsuite."""
+    shape, name, _, _, env_name = self._spec_parts()
+    if env_name == 'catch':
+      # bsuite's catch (and its noise and scale variants) bounds its board by 0 and 1.
+      return _compat.BoundedArray(shape=shape, dtype=np.float32, name=name, minimum=0,
+                                  maximum=1)
+    return _compat.Array(shape=shape, dtype=np.float32, name=name)
+
+  def action_spec(self):
+    """The actions' spec: a DiscreteArray of the reference's dtype."""
+    _, _, num_actions, dtype, _ = self._spec_parts()
+    return _compat.DiscreteArray(num_values=num_actions, dtype=np.dtype(dtype), name='action')
+
+
+def unpack_bsuite_id(bsuite_id: str) -> Tuple[str, int]:
+  """The experiment name and setting index of a bsuite_id, e.g. ('catch', 0)."""
+  parts = bsuite_id.split('/')
+  if len(parts) != 2 or not parts[1].isdigit():
+    raise ValueError(f"malformed bsuite_id '{bsuite_id}': expected <experiment>/<index>, "
+                     'e.g. catch/0')
+  return parts[0], int(parts[1])
+
+
+def load(experiment_name: str, kwargs: Optional[Mapping[str, Any]] = None) -> Environment:
+  """bsuite's `load(experiment_name, kwargs)`: the environment of one of the sweep's settings.
+
+  `kwargs` are the setting's keyword arguments as in `sweep.SETTINGS`; a `seed` that the
+  sweep leaves as None may be given an integer, which seeds the environment. bsuite-rs
+  builds the sweep's settings only: other values are a `ValueError`. Without kwargs,
+  `experiment_name` is a bsuite_id: `load('catch/0')` is `load_from_id('catch/0')`.
+  """
+  if kwargs is None:
+    return load_from_id(experiment_name)
+  bsuite_id, env_seed = _core._resolve_setting(experiment_name, dict(kwargs or {}))
+  return Environment(bsuite_id, env_seed=env_seed)
+
+
+def load_from_id(bsuite_id: str) -> Environment:
+  """The environment of a bsuite_id such as 'catch/0' or 'deep_sea/3'."""
+  return Environment(bsuite_id)
+
+
+def load_and_record(bsuite_id: str, save_path: PathLike, logging_mode: str = 'csv',
+                    overwrite: bool = False) -> Environment:
+  """The environment of a bsuite_id, logging to CSV in `save_path` or to the terminal."""
+  if logging_mode == 'csv':
+    return load_and_record_to_csv(bsuite_id, save_path, overwrite)
+  if logging_mode == 'terminal':
+    return load_and_record_to_terminal(bsuite_id)
+  raise ValueError(f'unknown logging_mode "{logging_mode}": use "csv" or "terminal"')
+
+
+def load_and_record_to_csv(bsuite_id: str, results_dir: PathLike,
+                           overwrite: bool = False) -> Environment:
+  """The environment of a bsuite_id, logging bsuite's CSV file of the id in `results_dir`.
+
+  The file is `bsuite_id_-_<experiment>-<index>.csv`, byte for byte what bsuite and
+  `cargo xtask bench-all` write. An existing file raises `ResultsFileExistsError` (an
+  `OSError` and a `ValueError`) unless `overwrite`. Rows are written at bsuite's
+  logarithmic schedule of episodes; `flush()` or `close()` waits for the file after a
+  shorter run (and the interpreter's exit flushes every logging environment).
+  """
+  return Environment(bsuite_id, results_dir=results_dir, overwrite=overwrite)
+
+
+def load_and_record_to_terminal(bsuite_id: str) -> Environment:
+  """The environment of a bsuite_id, logging bsuite's rows to standard error."""
+  return Environment(bsuite_id, terminal=True)
+
+
+class VecEnv(_core.VecEnv):
+  __doc__ = _core.VecEnv.__doc__
+
+  def __init__(self, ids, record_to: Optional[PathLike] = None, *, overwrite: bool = False,
+               env_seeds=None):
+    # The native base has loaded the environments from these arguments already.
+    del ids, record_to, overwrite, env_seeds
+    if self.recording:
+      _RECORDING.add(self)

@@ -1,0 +1,170 @@
+//! Scores and reports of results directories, computed without the GIL.
+
+use std::path::{Path, PathBuf};
+
+use bsuite_analysis::{summarize, AgentResults, Score, Summary};
+use bsuite_logging::results::{ReadError, Skipped};
+use pyo3::exceptions::{PyUserWarning, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::errors;
+
+fn load(name: &str, dir: &Path, lenient: bool) -> Result<AgentResults, ReadError> {
+    if lenient {
+        AgentResults::load_lenient(name, dir)
+    } else {
+        AgentResults::load(name, dir)
+    }
+}
+
+/// Warns (`UserWarning`) about each file a results directory skipped.
+fn warn_skipped(py: Python<'_>, skipped: &[Skipped]) -> PyResult<()> {
+    let category = py.get_type::<PyUserWarning>();
+    for file in skipped {
+        let message = std::ffi::CString::new(file.to_string().replace('\0', "?"))
+            .map_err(|err| PyValueError::new_err(err.to_string()))?;
+        PyErr::warn(py, &category, &message, 1)?;
+    }
+    Ok(())
+}
+
+fn score_value(py: Python<'_>, score: Score) -> PyResult<Py<PyAny>> {
+    Ok(match score {
+        Score::Value(v) => v.into_pyobject(py)?.into_any().unbind(),
+        Score::Undefined(_) => py.None(),
+    })
+}
+
+/// The scores as `cargo xtask score --json` prints them (the keys of bsuite's scorer).
+fn summary_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, PyDict>> {
+    let experiments = PyDict::new(py);
+    let finished = PyDict::new(py);
+    for e in &summary.experiments {
+        experiments.set_item(e.experiment.name, score_value(py, e.score)?)?;
+        finished.set_item(e.experiment.name, e.progress.finished())?;
+    }
+    let tags = PyDict::new(py);
+    for t in &summary.tags {
+        tags.set_item(t.tag.as_str(), score_value(py, t.score)?)?;
+    }
+    let ids = PyDict::new(py);
+    for s in &summary.ids {
+        ids.set_item(s.id.to_string(), score_value(py, s.score)?)?;
+    }
+    let out = PyDict::new(py);
+    out.set_item("experiments", experiments)?;
+    out.set_item("finished", finished)?;
+    out.set_item("tags", tags)?;
+    out.set_item("ids", ids)?;
+    Ok(out)
+}
+
+/// bsuite's scores of a results directory: `{"experiments": {name: score}, "finished":
+/// {name: bool}, "tags": {tag: score}, "ids": {bsuite_id: score}}`, the keys of `cargo xtask
+/// score --json`; a score bsuite leaves undefined (NaN) is `None`. A malformed file is a
+/// `ValueError` naming file and line (`lenient=True` skips it with a warning); a directory
+/// that cannot be read, or holds no results, an `OSError`.
+#[pyfunction]
+#[pyo3(signature = (results_dir, *, lenient=false))]
+pub fn score<'py>(
+    py: Python<'py>,
+    results_dir: PathBuf,
+    lenient: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (agent, summary) = py
+        .detach(|| {
+            let agent = load("agent", &results_dir, lenient)?;
+            let summary = summarize(&agent);
+            Ok::<_, ReadError>((agent, summary))
+        })
+        .map_err(|err| errors::read_error(&err))?;
+    warn_skipped(py, &agent.skipped)?;
+    summary_dict(py, &summary)
+}
+
+/// `path` made absolute with symbolic links resolved, also when it does not exist yet (its
+/// nearest existing ancestor is resolved and the rest appended).
+fn resolve(path: &Path) -> Option<PathBuf> {
+    let absolute = std::env::current_dir().ok()?.join(path);
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(existing.file_name()?);
+        existing = existing.parent()?;
+    }
+    let mut resolved = existing.canonicalize().ok()?;
+    resolved.extend(rest.iter().rev());
+    Some(resolved)
+}
+
+/// Writes the report of `results`, `(name, results directory)` pairs, into `out`: the radar
+/// and bar plots, every experiment's plots (SVG and PDF), the LaTeX appendix and
+/// `index.html`, as `cargo xtask report` does. Returns `{"out_dir", "files", "figures",
+/// "removed", "incomplete"}`.
+#[pyfunction]
+#[pyo3(signature = (results, out, *, title=None, link=None, overwrite=false, lenient=false))]
+pub fn report<'py>(
+    py: Python<'py>,
+    results: Vec<(String, PathBuf)>,
+    out: PathBuf,
+    title: Option<String>,
+    link: Option<String>,
+    overwrite: bool,
+    lenient: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let resolved_out = resolve(&out);
+    for (_, dir) in &results {
+        let inside = match (&resolved_out, resolve(dir)) {
+            (Some(out), Some(dir)) => out.starts_with(dir),
+            _ => false,
+        };
+        if inside {
+            return Err(PyValueError::new_err(format!(
+                "the report directory {} is inside the results directory {}; choose another \
+                 out",
+                out.display(),
+                dir.display()
+            )));
+        }
+    }
+    let agents = py
+        .detach(|| {
+            results
+                .iter()
+                .map(|(name, dir)| load(name, dir, lenient))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(|err| errors::read_error(&err))?;
+    for agent in &agents {
+        warn_skipped(py, &agent.skipped)?;
+    }
+    let mut options = bsuite_report::Options {
+        link,
+        overwrite,
+        ..bsuite_report::Options::default()
+    };
+    if let Some(title) = title {
+        options.title = title;
+    }
+    let written = py
+        .detach(|| bsuite_report::write(&agents, &out, &options))
+        .map_err(|err| errors::report_error(&err))?;
+    let paths = |files: &[PathBuf]| -> Vec<String> {
+        files
+            .iter()
+            .map(|f| f.to_string_lossy().into_owned())
+            .collect()
+    };
+    let incomplete = PyDict::new(py);
+    for (agent, lines) in &written.incomplete {
+        incomplete.set_item(agent, PyList::new(py, lines)?)?;
+    }
+    let dict = PyDict::new(py);
+    dict.set_item("out_dir", written.out_dir.to_string_lossy().into_owned())?;
+    dict.set_item("files", paths(&written.files))?;
+    dict.set_item("figures", written.figures)?;
+    dict.set_item("removed", paths(&written.removed))?;
+    dict.set_item("incomplete", incomplete)?;
+    Ok(dict)
+}

@@ -1,0 +1,398 @@
+//! One bsuite environment for Python: [`Env`], the native base of
+//! `bsuite_rs.Environment`.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard, TryLockError};
+
+use bsuite_envs::{BsuiteId, Environment, InfoValue, TimeStep};
+use bsuite_logging::{CsvLogger, Logger, Logging, TerminalLogger};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use crate::errors;
+use crate::pool::ArrayPool;
+use crate::types::types;
+
+/// A bsuite environment, bare or with a logger attached.
+pub enum Backend {
+    /// No logging.
+    Bare(Box<dyn Environment>),
+    /// bsuite's `Logging` wrapper with a CSV or terminal logger.
+    Logged(Logging<Box<dyn Environment>, Box<dyn Logger>>),
+}
+
+/// Where an environment's rows go.
+pub enum Record {
+    /// Nowhere.
+    Off,
+    /// One CSV file in this results directory; `overwrite` replaces an existing one.
+    Csv {
+        /// The results directory (created if missing).
+        results_dir: PathBuf,
+        /// Replace an existing results file instead of failing.
+        overwrite: bool,
+    },
+    /// Standard error (file descriptor 2, not Python's `sys.stderr`).
+    Terminal,
+}
+
+impl Backend {
+    /// Loads `id` (seeding what bsuite leaves unseeded with `env_seed`, or the setting index)
+    /// and attaches the logger of `record`.
+    pub fn load(
+        py: Python<'_>,
+        id: &BsuiteId,
+        env_seed: Option<u32>,
+        record: Record,
+    ) -> PyResult<Self> {
+        let seed = env_seed.unwrap_or_else(|| id.default_env_seed(0));
+        let env = id
+            .load_with_env_seed(seed)
+            .map_err(|err| errors::load_error(&err))?;
+        let logger: Box<dyn Logger> = match record {
+            Record::Off => return Ok(Backend::Bare(env)),
+            Record::Csv {
+                results_dir,
+                overwrite,
+            } => Box::new(
+                CsvLogger::create(id, &results_dir, overwrite)
+                    .map_err(|err| errors::log_error(py, &err))?,
+            ),
+            Record::Terminal => Box::new(TerminalLogger::stderr()),
+        };
+        Ok(Backend::Logged(Logging::new(env, logger)))
+    }
+
+    /// The environment, logged or not.
+    pub fn env(&self) -> &dyn Environment {
+        match self {
+            Backend::Bare(env) => env,
+            Backend::Logged(env) => env,
+        }
+    }
+
+    /// The environment, logged or not.
+    pub fn env_mut(&mut self) -> &mut dyn Environment {
+        match self {
+            Backend::Bare(env) => env,
+            Backend::Logged(env) => env,
+        }
+    }
+
+    /// Fails with the logger's first error once there is one. Checked when an episode ends,
+    /// where bsuite's logger writes.
+    pub fn check_log(&self, py: Python<'_>) -> PyResult<()> {
+        match self {
+            Backend::Logged(env) => match env.error() {
+                Some(err) => Err(errors::log_error(py, err)),
+                None => Ok(()),
+            },
+            Backend::Bare(_) => Ok(()),
+        }
+    }
+
+    /// Waits until every logged row is in its file; fails with the run's first logging
+    /// error.
+    pub fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
+        match self {
+            Backend::Logged(env) => env.finish().map_err(|err| errors::log_error(py, &err)),
+            Backend::Bare(_) => Ok(()),
+        }
+    }
+}
+
+/// Reads an action: a Python `int` or anything with `__index__` (numpy and JAX integers,
+/// 0-d integer arrays). Anything else, and a negative number, is a `ValueError`.
+pub fn action(value: &Bound<'_, PyAny>, env: &dyn Environment) -> PyResult<usize> {
+    if let Ok(action) = value.extract::<usize>() {
+        return Ok(action);
+    }
+    let max = env.action_spec().num_actions - 1;
+    let what = match value.extract::<i64>() {
+        Ok(_) => "is out of range",
+        Err(_) => "is not an integer",
+    };
+    let shown = value
+        .repr()
+        .map_or_else(|_| "?".to_string(), |r| r.to_string());
+    Err(PyValueError::new_err(format!(
+        "{}: action {shown} {what}; valid actions are 0..={max}",
+        env.name()
+    )))
+}
+
+/// An env seed: an integer in `0..=4294967295`, as numpy's `RandomState` takes; anything
+/// else is a `ValueError`.
+pub fn env_seed(value: &Bound<'_, PyAny>) -> PyResult<u32> {
+    value.extract::<u32>().map_err(|_| {
+        let shown = value
+            .repr()
+            .map_or_else(|_| "?".to_string(), |r| r.to_string());
+        PyValueError::new_err(format!(
+            "an env seed is an integer in 0..=4294967295, not {shown}"
+        ))
+    })
+}
+
+/// `bsuite_info()` as a dict in the reference's key order, ints as `int` and floats as
+/// `float` (the distinction decides how bsuite's CSV renders a column).
+pub fn info_dict<'py>(py: Python<'py>, env: &dyn Environment) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (key, value) in env.bsuite_info() {
+        match value {
+            InfoValue::Int(v) => dict.set_item(key, v)?,
+            InfoValue::Float(v) => dict.set_item(key, v)?,
+        }
+    }
+    Ok(dict)
+}
+
+/// Locks `state` for one call. Contention means another thread is inside a call on the
+/// same object (a `VecEnv` step runs without the GIL): waiting for it while holding the GIL
+/// could deadlock, so that is an error instead.
+pub fn lock<'a, T>(
+    state: &'a Mutex<T>,
+    what: &dyn std::fmt::Display,
+) -> PyResult<MutexGuard<'a, T>> {
+    match state.try_lock() {
+        Ok(guard) => Ok(guard),
+        // Nothing panics while holding the lock; should something, the state is still whole.
+        Err(TryLockError::Poisoned(poisoned)) => Ok(poisoned.into_inner()),
+        Err(TryLockError::WouldBlock) => Err(PyRuntimeError::new_err(format!(
+            "{what} is in use by another thread; use one environment per thread"
+        ))),
+    }
+}
+
+/// The native part of `bsuite_rs.Environment`: stepping, timesteps and logging. Use
+/// `bsuite_rs.load_from_id` and friends, or `bsuite_rs.Environment(...)`, which adds the
+/// dm_env specs and base class.
+#[pyclass(module = "bsuite_rs._core", name = "Env", subclass, weakref, frozen)]
+pub struct Env {
+    id: BsuiteId,
+    state: Mutex<State>,
+}
+
+/// What a step changes.
+struct State {
+    backend: Backend,
+    timestep: TimeStep,
+    /// The observation arrays handed out, recycled once dropped.
+    observations: ArrayPool<f32>,
+    closed: bool,
+}
+
+impl State {
+    fn check_open(&self, id: &BsuiteId) -> PyResult<()> {
+        if self.closed {
+            return Err(PyValueError::new_err(format!(
+                "the environment of {id} is closed"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Starts an episode, leaving its first timestep in `self.timestep`.
+    fn reset(&mut self, id: &BsuiteId) -> PyResult<()> {
+        self.check_open(id)?;
+        self.backend.env_mut().reset_into(&mut self.timestep);
+        Ok(())
+    }
+
+    /// The latest timestep as a Python `TimeStep`.
+    fn timestep<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let observation = self.observations.filled(py, &self.timestep.observation)?;
+        types(py)?.timestep(py, &self.timestep, observation)
+    }
+
+    /// Steps with `action`, leaving the result in `self.timestep`.
+    fn step(&mut self, py: Python<'_>, id: &BsuiteId, action: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.check_open(id)?;
+        let action = self::action(action, self.backend.env())?;
+        self.backend
+            .env_mut()
+            .step_into(action, &mut self.timestep)
+            .map_err(|err| errors::action_error(&err))?;
+        if self.timestep.last() {
+            self.backend.check_log(py)?;
+        }
+        Ok(())
+    }
+}
+
+impl Env {
+    fn lock(&self) -> PyResult<MutexGuard<'_, State>> {
+        lock(&self.state, &format_args!("the environment of {}", self.id))
+    }
+}
+
+#[pymethods]
+impl Env {
+    /// Loads `bsuite_id`. `env_seed` seeds every random generator bsuite 0.3.6 leaves
+    /// unseeded (default: the setting index, so every run is reproducible); generators the
+    /// reference seeds itself keep its seeds. `results_dir` logs bsuite's CSV file for the
+    /// id there (`overwrite` replaces an existing one); `terminal` logs to standard error.
+    #[new]
+    #[pyo3(signature = (bsuite_id, *, env_seed=None, results_dir=None, overwrite=false, terminal=false))]
+    fn new(
+        py: Python<'_>,
+        bsuite_id: &str,
+        env_seed: Option<&Bound<'_, PyAny>>,
+        results_dir: Option<PathBuf>,
+        overwrite: bool,
+        terminal: bool,
+    ) -> PyResult<Self> {
+        let id: BsuiteId = bsuite_id.parse().map_err(|err| errors::id_error(&err))?;
+        let env_seed = env_seed.map(self::env_seed).transpose()?;
+        let record = match (results_dir, terminal) {
+            (Some(_), true) => {
+                return Err(PyValueError::new_err(
+                    "log to a results directory or to the terminal, not both",
+                ))
+            }
+            (Some(results_dir), false) => Record::Csv {
+                results_dir,
+                overwrite,
+            },
+            (None, true) => Record::Terminal,
+            (None, false) => Record::Off,
+        };
+        let backend = Backend::load(py, &id, env_seed, record)?;
+        let shape = backend.env().observation_spec().shape;
+        Ok(Env {
+            id,
+            state: Mutex::new(State {
+                backend,
+                timestep: TimeStep::default(),
+                observations: ArrayPool::new(shape),
+                closed: false,
+            }),
+        })
+    }
+
+    /// Starts a new episode and returns its FIRST `TimeStep`.
+    fn reset<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut state = self.lock()?;
+        state.reset(&self.id)?;
+        state.timestep(py)
+    }
+
+    /// Takes `action` and returns the new `TimeStep`. After a LAST timestep (or before any
+    /// reset) the action is ignored and a new episode starts, as in bsuite. An action outside
+    /// `0..num_values` is a `ValueError`; a logger that fails raises `OSError` when the
+    /// episode ends.
+    fn step<'py>(
+        &self,
+        py: Python<'py>,
+        action: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut state = self.lock()?;
+        state.step(py, &self.id, action)?;
+        state.timestep(py)
+    }
+
+    /// bsuite's scoring counters (e.g. `total_regret`) as a dict.
+    fn bsuite_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        info_dict(py, self.lock()?.backend.env())
+    }
+
+    /// The number of episodes the experiment runs for.
+    #[getter]
+    fn bsuite_num_episodes(&self) -> usize {
+        self.id.num_episodes()
+    }
+
+    /// The bsuite_id, e.g. `"catch/0"`.
+    #[getter]
+    fn bsuite_id(&self) -> String {
+        self.id.to_string()
+    }
+
+    /// True when the environment logs its rows (to a CSV file or the terminal).
+    #[getter]
+    fn recording(&self) -> PyResult<bool> {
+        Ok(matches!(self.lock()?.backend, Backend::Logged(_)))
+    }
+
+    /// Waits until every logged row is in its file, raising `OSError` if logging failed.
+    /// Nothing to do without logging. bsuite flushes after the experiment's last episode;
+    /// call this (or `close`) after a shorter run.
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        self.lock()?.backend.flush(py)
+    }
+
+    /// Flushes the log and closes the environment; stepping it afterwards is a `ValueError`.
+    /// Closing twice is harmless.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let mut state = self.lock()?;
+        if state.closed {
+            return Ok(());
+        }
+        state.closed = true;
+        state.backend.flush(py)
+    }
+
+    /// `(shape, name, num_actions, action_dtype, environment name)`, from which the Python
+    /// class builds dm_env's specs.
+    fn _spec_parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let state = self.lock()?;
+        let env = state.backend.env();
+        let observation = env.observation_spec();
+        let action = env.action_spec();
+        (
+            PyTuple::new(py, &observation.shape)?,
+            observation.name,
+            action.num_actions,
+            action.dtype,
+            env.name(),
+        )
+            .into_pyobject(py)
+    }
+
+    /// Gymnasium's `reset`: the first observation of a new episode.
+    fn _gym_reset<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut state = self.lock()?;
+        let state = &mut *state;
+        state.reset(&self.id)?;
+        Ok(state
+            .observations
+            .filled(py, &state.timestep.observation)?
+            .into_any())
+    }
+
+    /// Gymnasium's `step` without the info dict: `(observation, reward, terminated,
+    /// truncated)`. bsuite ends every episode with discount 0, so `truncated` is false for
+    /// bsuite's environments; stepping after the end starts a new episode with reward 0.
+    fn _gym_step<'py>(
+        &self,
+        py: Python<'py>,
+        action: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let mut state = self.lock()?;
+        let state = &mut *state;
+        state.step(py, &self.id, action)?;
+        let ts = &state.timestep;
+        let ended = ts.last();
+        let discount = ts.discount.unwrap_or(1.0);
+        (
+            state.observations.filled(py, &ts.observation)?,
+            ts.reward_or_zero(),
+            ended && discount == 0.0,
+            ended && discount != 0.0,
+        )
+            .into_pyobject(py)
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let class = slf.get_type().qualname()?;
+        let this = slf.get();
+        let state = this.lock()?;
+        let mode = match (&state.backend, state.closed) {
+            (_, true) => ", closed",
+            (Backend::Logged(_), false) => ", recording",
+            (Backend::Bare(_), false) => "",
+        };
+        Ok(format!("<{class} {}{mode}>", this.id))
+    }
+}

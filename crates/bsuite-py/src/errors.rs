@@ -1,0 +1,133 @@
+//! Rust errors as Python exceptions, carrying the Rust message: `ValueError` for bad ids,
+//! settings and actions, `OSError` (or the subclass that fits the OS error) for files.
+//!
+//! Every fallible call the bindings make goes through one of these functions, so nothing
+//! that fails on the Rust side reaches Python as a panic.
+
+use std::io;
+
+use bsuite_envs::{ActionError, IdError, LoadError};
+use bsuite_logging::results::ReadError;
+use bsuite_logging::LogError;
+use pyo3::exceptions::{
+    PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyNotADirectoryError, PyOSError,
+    PyPermissionError, PyRuntimeError, PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+
+/// A malformed or unknown bsuite_id.
+pub fn id_error(err: &IdError) -> PyErr {
+    PyValueError::new_err(err.to_string())
+}
+
+/// An action outside the action spec.
+pub fn action_error(err: &ActionError) -> PyErr {
+    PyValueError::new_err(err.to_string())
+}
+
+/// An environment that could not be built: a bad id, or MNIST data that cannot be read.
+pub fn load_error(err: &LoadError) -> PyErr {
+    match err {
+        LoadError::Id(err) => id_error(err),
+        LoadError::Mnist(bsuite_envs::mnist_data::MnistError::Io { source, .. }) => {
+            os_error(source, err.to_string())
+        }
+        LoadError::Mnist(_) => PyOSError::new_err(err.to_string()),
+        LoadError::Other(_) => PyRuntimeError::new_err(err.to_string()),
+    }
+}
+
+/// A logger that cannot start or write. An existing results file raises
+/// `bsuite_rs.ResultsFileExistsError`, both a `FileExistsError` (it is a problem with a
+/// file) and a `ValueError` (what bsuite raises there, so callers written for bsuite still
+/// catch it).
+pub fn log_error(py: Python<'_>, err: &LogError) -> PyErr {
+    match err {
+        LogError::Exists { path } => {
+            let class = py
+                .import("bsuite_rs._errors")
+                .and_then(|m| m.getattr("ResultsFileExistsError"))
+                .and_then(|class| Ok(class.cast_into::<PyType>()?));
+            match class {
+                Ok(class) => PyErr::from_type(
+                    class,
+                    (EEXIST, err.to_string(), path.to_string_lossy().into_owned()),
+                ),
+                Err(import_error) => import_error,
+            }
+        }
+        LogError::Io { error, .. } | LogError::Stream(error) => os_error(error, err.to_string()),
+    }
+}
+
+/// A copy of `err` (`LogError` is not `Clone`, as `io::Error` is not): the same variant,
+/// path and message, and the same OS error where there is one.
+pub fn copy_log_error(err: &LogError) -> LogError {
+    let copy = |error: &io::Error| match error.raw_os_error() {
+        Some(code) => io::Error::from_raw_os_error(code),
+        None => io::Error::new(error.kind(), error.to_string()),
+    };
+    match err {
+        LogError::Exists { path } => LogError::Exists { path: path.clone() },
+        LogError::Io {
+            action,
+            path,
+            error,
+        } => LogError::Io {
+            action,
+            path: path.clone(),
+            error: copy(error),
+        },
+        LogError::Stream(error) => LogError::Stream(copy(error)),
+    }
+}
+
+/// `EEXIST`, the errno of an existing file, on every platform CPython runs on.
+const EEXIST: i32 = 17;
+
+/// A results directory or file that cannot be read. I/O problems are `OSError`s and a
+/// directory without results is a `FileNotFoundError`; bad content (a file name that is not
+/// a bsuite id, a malformed row) is a `ValueError`.
+pub fn read_error(err: &ReadError) -> PyErr {
+    match err {
+        ReadError::Io { error, .. } => os_error(error, err.to_string()),
+        ReadError::NoResults { .. } => PyFileNotFoundError::new_err(err.to_string()),
+        ReadError::FileName { .. } | ReadError::Malformed { .. } => {
+            PyValueError::new_err(err.to_string())
+        }
+    }
+}
+
+/// A report that cannot be written.
+pub fn report_error(err: &bsuite_report::Error) -> PyErr {
+    use bsuite_report::Error;
+    match err {
+        Error::NoAgents | Error::DuplicateAgent(_) => PyValueError::new_err(err.to_string()),
+        Error::OutputNotADirectory(_) => PyNotADirectoryError::new_err(err.to_string()),
+        Error::ForeignFiles { .. } => PyFileExistsError::new_err(err.to_string()),
+        Error::Io { error, .. } => os_error(error, err.to_string()),
+        Error::Draw(_) | Error::Svg(_) | Error::Pdf(_) => PyRuntimeError::new_err(err.to_string()),
+    }
+}
+
+/// The `OSError` subclass Python itself raises for `error`'s kind, with `message` (which
+/// names the file) and the errno when there is one.
+pub fn os_error(error: &io::Error, message: String) -> PyErr {
+    macro_rules! raise {
+        ($class:ty) => {
+            match error.raw_os_error() {
+                Some(errno) => <$class>::new_err((errno, message)),
+                None => <$class>::new_err(message),
+            }
+        };
+    }
+    match error.kind() {
+        io::ErrorKind::NotFound => raise!(PyFileNotFoundError),
+        io::ErrorKind::PermissionDenied => raise!(PyPermissionError),
+        io::ErrorKind::AlreadyExists => raise!(PyFileExistsError),
+        io::ErrorKind::IsADirectory => raise!(PyIsADirectoryError),
+        io::ErrorKind::NotADirectory => raise!(PyNotADirectoryError),
+        _ => raise!(PyOSError),
+    }
+}

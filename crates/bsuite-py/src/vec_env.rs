@@ -1,0 +1,721 @@
+//! [`VecEnv`]: many bsuite ids stepped by one call, without the GIL.
+//!
+//! The stepping itself is [`Batch`], plain Rust that writes into caller-owned slices; the
+//! Python class takes the four result arrays from its pools ([`ArrayPool`]), releases the
+//! GIL and lets the batch write straight into them.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+
+use bsuite_envs::{BsuiteId, Environment, StepType, TimeStep};
+use bsuite_logging::{CsvLogger, LogError, Logging};
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+
+use crate::env::{env_seed, info_dict, lock};
+use crate::errors;
+use crate::pool::ArrayPool;
+
+/// One environment of a batch, with its own reused timestep.
+struct Slot {
+    env: SlotEnv,
+    timestep: TimeStep,
+}
+
+enum SlotEnv {
+    Bare(Box<dyn Environment>),
+    /// Boxed: the logger is large, and unlogged slots stay small and close together.
+    Logged(Box<Logging<Box<dyn Environment>, CsvLogger>>),
+}
+
+impl SlotEnv {
+    fn env(&self) -> &dyn Environment {
+        match self {
+            SlotEnv::Bare(env) => env,
+            SlotEnv::Logged(env) => env,
+        }
+    }
+}
+
+/// Why a batch step failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BatchError {
+    /// The actions are not one per environment.
+    #[error("expected one action per environment ({expected}), got {found}")]
+    ActionCount {
+        /// Environments in the batch.
+        expected: usize,
+        /// Actions given.
+        found: usize,
+    },
+    /// An action outside its environment's range; no environment was stepped.
+    #[error(
+        "actions[{index}] = {action} is out of range for {id}: valid actions are \
+         0..={max}; no environment was stepped",
+        max = num_actions - 1
+    )]
+    Action {
+        /// The environment's position in the batch.
+        index: usize,
+        /// Its bsuite_id.
+        id: BsuiteId,
+        /// The action given.
+        action: i64,
+        /// Its number of actions.
+        num_actions: usize,
+    },
+    /// A logger failed (every environment was stepped).
+    #[error("{id}: {error}")]
+    Log {
+        /// The environment's bsuite_id.
+        id: BsuiteId,
+        /// The logger's error.
+        error: LogError,
+    },
+}
+
+/// The result slices one reset or step writes: `observations` holds one observation per
+/// environment, back to back.
+pub struct Outputs<'a> {
+    /// `num_envs * observation length` values.
+    pub observations: &'a mut [f32],
+    /// One reward per environment: 0.0 on FIRST timesteps, which have none.
+    pub rewards: &'a mut [f64],
+    /// One discount per environment: 1.0 on FIRST timesteps, which have none.
+    pub discounts: &'a mut [f64],
+    /// One dm_env step type code per environment: 0 FIRST, 1 MID, 2 LAST.
+    pub step_types: &'a mut [i32],
+}
+
+/// Environments of one observation shape, stepped together.
+pub struct Batch {
+    ids: Vec<BsuiteId>,
+    slots: Vec<Slot>,
+    num_actions: Vec<usize>,
+    shape: Vec<usize>,
+    observation_len: usize,
+}
+
+impl Batch {
+    /// Loads `ids` (with the default seeding policy, or `env_seeds`), logging each to its CSV
+    /// file in `record_to` when given. All ids must share one observation shape.
+    pub fn new(
+        ids: Vec<BsuiteId>,
+        env_seeds: Option<Vec<u32>>,
+        record_to: Option<(PathBuf, bool)>,
+    ) -> Result<Batch, BatchLoadError> {
+        if ids.is_empty() {
+            return Err(BatchLoadError::Empty);
+        }
+        if let Some(seeds) = &env_seeds {
+            if seeds.len() != ids.len() {
+                return Err(BatchLoadError::SeedCount {
+                    ids: ids.len(),
+                    seeds: seeds.len(),
+                });
+            }
+        }
+        if record_to.is_some() {
+            let mut seen = HashSet::new();
+            if let Some(id) = ids.iter().find(|id| !seen.insert(**id)) {
+                return Err(BatchLoadError::Duplicate(*id));
+            }
+        }
+        let mut slots = Vec::with_capacity(ids.len());
+        let mut shape: Option<(BsuiteId, Vec<usize>)> = None;
+        for (k, id) in ids.iter().enumerate() {
+            let seed = env_seeds
+                .as_ref()
+                .map_or_else(|| id.default_env_seed(0), |seeds| seeds[k]);
+            let env = id.load_with_env_seed(seed).map_err(BatchLoadError::Load)?;
+            let env_shape = env.observation_spec().shape;
+            match &shape {
+                Some((first, first_shape)) if *first_shape != env_shape => {
+                    return Err(BatchLoadError::Shapes {
+                        first: (*first, first_shape.clone()),
+                        other: (*id, env_shape),
+                    })
+                }
+                Some(_) => {}
+                None => shape = Some((*id, env_shape)),
+            }
+            let env = match &record_to {
+                Some((dir, overwrite)) => {
+                    let logger =
+                        CsvLogger::create(id, dir, *overwrite).map_err(BatchLoadError::Log)?;
+                    SlotEnv::Logged(Box::new(Logging::new(env, logger)))
+                }
+                None => SlotEnv::Bare(env),
+            };
+            slots.push(Slot {
+                env,
+                timestep: TimeStep::default(),
+            });
+        }
+        let shape = shape.map(|(_, shape)| shape).unwrap_or_default();
+        Ok(Batch {
+            num_actions: slots
+                .iter()
+                .map(|s| s.env.env().action_spec().num_actions)
+                .collect(),
+            observation_len: shape.iter().product(),
+            shape,
+            ids,
+            slots,
+        })
+    }
+
+    /// The ids, in batch order.
+    pub fn ids(&self) -> &[BsuiteId] {
+        &self.ids
+    }
+
+    /// The environments' common observation shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Each environment's number of actions.
+    pub fn num_actions(&self) -> &[usize] {
+        &self.num_actions
+    }
+
+    /// Starts a new episode in every environment.
+    pub fn reset(&mut self, out: Outputs<'_>) {
+        for slot in &mut self.slots {
+            match &mut slot.env {
+                SlotEnv::Bare(env) => env.reset_into(&mut slot.timestep),
+                SlotEnv::Logged(env) => env.reset_into(&mut slot.timestep),
+            }
+        }
+        self.write(out);
+    }
+
+    /// Steps environment `i` with `actions[i]`. An environment whose last timestep was LAST
+    /// starts a new episode instead (its action is ignored), as bsuite's do. Every action is
+    /// checked before any environment moves.
+    pub fn step(&mut self, actions: &[i64], out: Outputs<'_>) -> Result<(), BatchError> {
+        if actions.len() != self.slots.len() {
+            return Err(BatchError::ActionCount {
+                expected: self.slots.len(),
+                found: actions.len(),
+            });
+        }
+        for (index, (&action, &num_actions)) in actions.iter().zip(&self.num_actions).enumerate() {
+            if !(0..num_actions as i64).contains(&action) {
+                return Err(BatchError::Action {
+                    index,
+                    id: self.ids[index],
+                    action,
+                    num_actions,
+                });
+            }
+        }
+        for (index, (slot, &action)) in self.slots.iter_mut().zip(actions).enumerate() {
+            // In range (checked above), so this does not fail; should it, it is reported.
+            let stepped = match &mut slot.env {
+                SlotEnv::Bare(env) => env.step_into(action as usize, &mut slot.timestep),
+                SlotEnv::Logged(env) => env.step_into(action as usize, &mut slot.timestep),
+            };
+            if stepped.is_err() {
+                return Err(BatchError::Action {
+                    index,
+                    id: self.ids[index],
+                    action,
+                    num_actions: self.num_actions[index],
+                });
+            }
+        }
+        self.write(out);
+        self.check_logs()
+    }
+
+    /// The logging error of the first environment whose episode just ended with its logger
+    /// failed. It stays: every episode end of that environment reports it again, as a
+    /// single environment does, until `flush` takes it.
+    fn check_logs(&self) -> Result<(), BatchError> {
+        for (slot, id) in self.slots.iter().zip(&self.ids) {
+            if let SlotEnv::Logged(env) = &slot.env {
+                if let (true, Some(error)) = (slot.timestep.last(), env.error()) {
+                    return Err(BatchError::Log {
+                        id: *id,
+                        error: errors::copy_log_error(error),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn write(&self, out: Outputs<'_>) {
+        let chunks = out
+            .observations
+            .chunks_exact_mut(self.observation_len.max(1));
+        for (k, (slot, observation)) in self.slots.iter().zip(chunks).enumerate() {
+            let ts = &slot.timestep;
+            observation.copy_from_slice(&ts.observation);
+            out.rewards[k] = ts.reward.unwrap_or(0.0);
+            out.discounts[k] = ts.discount.unwrap_or(1.0);
+            out.step_types[k] = i32::from(ts.step_type.code());
+        }
+    }
+
+    /// Waits until every logged row is in its file; the first logging error.
+    pub fn flush(&mut self) -> Result<(), BatchError> {
+        let mut first = None;
+        for (slot, id) in self.slots.iter_mut().zip(&self.ids) {
+            if let SlotEnv::Logged(env) = &mut slot.env {
+                if let Err(error) = env.finish() {
+                    first.get_or_insert(BatchError::Log { id: *id, error });
+                }
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
+    /// True when the environments log to CSV files.
+    pub fn recording(&self) -> bool {
+        matches!(self.slots[0].env, SlotEnv::Logged(_))
+    }
+
+    /// The step type of environment `k`'s latest timestep.
+    pub fn step_type(&self, k: usize) -> StepType {
+        self.slots[k].timestep.step_type
+    }
+}
+
+/// Why a batch could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BatchLoadError {
+    /// No ids.
+    #[error("a VecEnv needs at least one bsuite_id")]
+    Empty,
+    /// `env_seeds` is not one seed per id.
+    #[error("{seeds} env_seeds for {ids} bsuite_ids; give one per id")]
+    SeedCount {
+        /// Ids given.
+        ids: usize,
+        /// Seeds given.
+        seeds: usize,
+    },
+    /// An id given twice while recording: both would write one file.
+    #[error(
+        "{0} appears twice; with record_to every id logs to its own file, so each may appear \
+         once"
+    )]
+    Duplicate(BsuiteId),
+    /// Two ids whose observations differ in shape cannot share the observation array.
+    #[error(
+        "{} has observations of shape {:?} but {} of shape {:?}; a VecEnv stacks \
+         observations, so its ids need one shape",
+        first.0, first.1, other.0, other.1
+    )]
+    Shapes {
+        /// The first id and its shape.
+        first: (BsuiteId, Vec<usize>),
+        /// The first id with another shape.
+        other: (BsuiteId, Vec<usize>),
+    },
+    /// An environment could not be loaded.
+    #[error(transparent)]
+    Load(bsuite_envs::LoadError),
+    /// A CSV logger could not start.
+    #[error(transparent)]
+    Log(LogError),
+}
+
+/// Python's view of a [`BatchError`].
+fn batch_error(py: Python<'_>, err: BatchError) -> PyErr {
+    match err {
+        BatchError::Log { id, error } => match &error {
+            // The message names the file already.
+            LogError::Exists { .. } => errors::log_error(py, &error),
+            LogError::Io { error: io, .. } | LogError::Stream(io) => {
+                errors::os_error(io, format!("{id}: {error}"))
+            }
+        },
+        other => PyValueError::new_err(other.to_string()),
+    }
+}
+
+/// Reads the actions: a 1-D array (or sequence) of integers. Integer arrays are read
+/// without a copy when they are `int64`; anything not integral is a `ValueError`, so a
+/// float array is never truncated into actions.
+fn read_actions(actions: &Bound<'_, PyAny>, out: &mut Vec<i64>) -> PyResult<()> {
+    out.clear();
+    if let Ok(array) = actions.cast::<PyArray1<i64>>() {
+        if copy_actions(array, out) {
+            return Ok(());
+        }
+    }
+    let py = actions.py();
+    let numpy = py.import("numpy")?;
+    let array = numpy.call_method1("asarray", (actions,))?;
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    if !matches!(kind.as_str(), "i" | "u" | "b") {
+        return Err(PyValueError::new_err(format!(
+            "actions must be integers, got an array of dtype {}",
+            array.getattr("dtype")?.str()?
+        )));
+    }
+    let ndim: usize = array.getattr("ndim")?.extract()?;
+    if ndim != 1 {
+        return Err(PyValueError::new_err(format!(
+            "actions must be a 1-D array, one per environment; got {ndim} dimensions"
+        )));
+    }
+    // Unsigned values past i64::MAX would wrap: they are out of range for any id anyway.
+    let array = array.call_method1("astype", (numpy.getattr("int64")?,))?;
+    // `astype` copies into a new C-ordered array, so this copy cannot fail.
+    if copy_actions(&array.cast_into::<PyArray1<i64>>()?, out) {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err("the actions could not be read"))
+    }
+}
+
+/// Copies a contiguous `int64` array's values into `out`; false for a strided one.
+fn copy_actions(array: &Bound<'_, PyArray1<i64>>, out: &mut Vec<i64>) -> bool {
+    // SAFETY: the values are copied at once, holding the GIL, so no Python code runs
+    // meanwhile (numpy's borrow tracking, which `readonly()` would add, protects against
+    // nothing more here and costs as much as a small step).
+    match unsafe { array.as_slice() } {
+        Ok(values) => {
+            out.clear();
+            out.extend_from_slice(values);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Steps many bsuite ids in one call: `VecEnv(ids, record_to=None, *, overwrite=False,
+/// env_seeds=None)`.
+///
+/// `step(actions)` takes one integer action per id and returns `(observation, reward,
+/// discount, step_type)`: arrays of shape `[N, *observation_shape]` (float32), `[N]`
+/// (float64), `[N]` (float64) and `[N]` (int32, dm_env's codes 0 FIRST, 1 MID, 2 LAST).
+/// Environments reset themselves: the step after a LAST timestep starts a new episode and
+/// returns its FIRST timestep (reward 0.0, discount 1.0), ignoring that environment's
+/// action, exactly as bsuite's environments do. `reset()` restarts every environment and
+/// returns the same four arrays.
+///
+/// The arrays are yours: an array you still hold (or a view of it) is never written
+/// again. Arrays you have dropped are recycled for later results, so a loop allocates
+/// nothing per step once warm; each environment's timestep buffer is reused too. The GIL is
+/// released while the environments step and write into the arrays.
+///
+/// `record_to` logs each id to its bsuite CSV file in that directory, as
+/// `load_and_record_to_csv` does (then every id may appear once); `overwrite` replaces
+/// existing files. `env_seeds` (one per id) seeds what bsuite leaves unseeded; by default
+/// each id's setting index. All ids need the same observation shape.
+#[pyclass(module = "bsuite_rs._core", name = "VecEnv", subclass, weakref, frozen)]
+pub struct VecEnv {
+    ids: Vec<BsuiteId>,
+    shape: Vec<usize>,
+    state: Mutex<VecState>,
+}
+
+/// What a step changes.
+struct VecState {
+    batch: Batch,
+    /// The actions of the current step, read from Python.
+    actions: Vec<i64>,
+    observations: ArrayPool<f32>,
+    rewards: ArrayPool<f64>,
+    discounts: ArrayPool<f64>,
+    step_types: ArrayPool<i32>,
+}
+
+impl VecState {
+    /// Takes the four result arrays and lets `fill` write them without the GIL.
+    fn run<'py, F>(&mut self, py: Python<'py>, fill: F) -> PyResult<Bound<'py, PyTuple>>
+    where
+        F: FnOnce(&mut Batch, &[i64], Outputs<'_>) -> Result<(), BatchError> + Send,
+    {
+        let arrays = (
+            self.observations.take(py),
+            self.rewards.take(py),
+            self.discounts.take(py),
+            self.step_types.take(py),
+        );
+        // SAFETY: the arrays are C-contiguous (so their slices cover exactly their elements)
+        // and nobody else refers to them; `fill` writes every element before they reach
+        // Python (after a failed `fill` they stay in their pools, unseen).
+        let outputs = unsafe {
+            Outputs {
+                observations: arrays.0.as_slice_mut()?,
+                rewards: arrays.1.as_slice_mut()?,
+                discounts: arrays.2.as_slice_mut()?,
+                step_types: arrays.3.as_slice_mut()?,
+            }
+        };
+        let (batch, actions) = (&mut self.batch, &self.actions);
+        py.detach(|| fill(batch, actions, outputs))
+            .map_err(|err| batch_error(py, err))?;
+        arrays.into_pyobject(py)
+    }
+}
+
+impl VecEnv {
+    fn lock(&self) -> PyResult<MutexGuard<'_, VecState>> {
+        lock(&self.state, &"this VecEnv")
+    }
+}
+
+#[pymethods]
+impl VecEnv {
+    #[new]
+    #[pyo3(signature = (ids, record_to=None, *, overwrite=false, env_seeds=None))]
+    fn new(
+        py: Python<'_>,
+        ids: &Bound<'_, PyAny>,
+        record_to: Option<PathBuf>,
+        overwrite: bool,
+        env_seeds: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        if ids.is_instance_of::<PyString>() {
+            return Err(PyValueError::new_err(
+                "ids must be a sequence of bsuite_ids, e.g. sweep.CATCH or ['catch/0'], not one \
+                 string",
+            ));
+        }
+        let ids = ids
+            .try_iter()?
+            .map(|id| {
+                let id = id?;
+                let text: &str = &id.cast::<PyString>()?.to_cow()?;
+                text.parse::<BsuiteId>()
+                    .map_err(|err| errors::id_error(&err))
+            })
+            .collect::<PyResult<Vec<BsuiteId>>>()?;
+        let env_seeds = env_seeds
+            .map(|seeds| {
+                seeds
+                    .try_iter()?
+                    .map(|seed| env_seed(&seed?))
+                    .collect::<PyResult<Vec<u32>>>()
+            })
+            .transpose()?;
+        let record_to = record_to.map(|dir| (dir, overwrite));
+        let batch = Batch::new(ids, env_seeds, record_to).map_err(|err| match err {
+            BatchLoadError::Load(err) => errors::load_error(&err),
+            BatchLoadError::Log(err) => errors::log_error(py, &err),
+            other => PyValueError::new_err(other.to_string()),
+        })?;
+        let n = batch.ids().len();
+        let mut observation_shape = vec![n];
+        observation_shape.extend_from_slice(batch.shape());
+        Ok(VecEnv {
+            ids: batch.ids().to_vec(),
+            shape: batch.shape().to_vec(),
+            state: Mutex::new(VecState {
+                batch,
+                actions: Vec::with_capacity(n),
+                observations: ArrayPool::new(observation_shape),
+                rewards: ArrayPool::new(vec![n]),
+                discounts: ArrayPool::new(vec![n]),
+                step_types: ArrayPool::new(vec![n]),
+            }),
+        })
+    }
+
+    /// Restarts every environment: `(observation, reward, discount, step_type)` of their
+    /// FIRST timesteps.
+    fn reset<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.lock()?.run(py, |batch, _, out| {
+            batch.reset(out);
+            Ok(())
+        })
+    }
+
+    /// Steps every environment with its action (see the class docs).
+    fn step<'py>(
+        &self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let mut state = self.lock()?;
+        read_actions(actions, &mut state.actions)?;
+        state.run(py, |batch, actions, out| batch.step(actions, out))
+    }
+
+    /// The bsuite_ids, in order.
+    #[getter]
+    fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.ids.iter().map(|id| id.to_string()))
+    }
+
+    /// The number of environments.
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn __len__(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// The shape of one environment's observation.
+    #[getter]
+    fn observation_shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, &self.shape)
+    }
+
+    /// Each environment's number of actions.
+    #[getter]
+    fn num_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.lock()?.batch.num_actions())
+    }
+
+    /// True when the environments log to CSV files.
+    #[getter]
+    fn recording(&self) -> PyResult<bool> {
+        Ok(self.lock()?.batch.recording())
+    }
+
+    /// Each environment's `bsuite_info()`, in order.
+    fn bsuite_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let state = self.lock()?;
+        let infos = state
+            .batch
+            .slots
+            .iter()
+            .map(|slot| info_dict(py, slot.env.env()))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, infos)
+    }
+
+    /// Waits until every logged row is in its file, raising `OSError` if logging failed.
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        let mut state = self.lock()?;
+        let batch = &mut state.batch;
+        py.detach(|| batch.flush())
+            .map_err(|err| batch_error(py, err))
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let class = slf.get_type().qualname()?;
+        let this = slf.get();
+        let shown: Vec<String> = this.ids.iter().take(3).map(ToString::to_string).collect();
+        let more = if this.ids.len() > 3 { ", ..." } else { "" };
+        Ok(format!(
+            "<{class} of {} ids: {}{more}>",
+            this.ids.len(),
+            shown.join(", ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Observations, rewards, discounts and step types of one step.
+    type Results = (Vec<f32>, Vec<f64>, Vec<f64>, Vec<i32>);
+
+    fn run(batch: &mut Batch, actions: &[i64]) -> Result<Results, BatchError> {
+        let n = batch.ids().len();
+        let len: usize = batch.shape().iter().product();
+        let (mut o, mut r, mut d, mut s) =
+            (vec![0.0; n * len], vec![0.0; n], vec![0.0; n], vec![0; n]);
+        batch.step(
+            actions,
+            Outputs {
+                observations: &mut o,
+                rewards: &mut r,
+                discounts: &mut d,
+                step_types: &mut s,
+            },
+        )?;
+        Ok((o, r, d, s))
+    }
+
+    fn ids(names: &[&str]) -> Vec<BsuiteId> {
+        names.iter().map(|s| s.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn steps_like_separate_environments_and_resets_itself() {
+        let names = ["catch/0", "catch/1", "catch/7"];
+        let mut batch = Batch::new(ids(&names), None, None).unwrap();
+        let mut single: Vec<Box<dyn Environment>> = names
+            .iter()
+            .map(|n| bsuite_envs::load(n).unwrap())
+            .collect();
+        let mut timesteps = vec![TimeStep::default(); names.len()];
+        // Before any reset every environment starts an episode, as bsuite's do.
+        for t in 0..40i64 {
+            let actions: Vec<i64> = (0..3).map(|k| (t + k) % 3).collect();
+            let (o, r, d, s) = run(&mut batch, &actions).unwrap();
+            for (k, env) in single.iter_mut().enumerate() {
+                env.step_into(actions[k] as usize, &mut timesteps[k])
+                    .unwrap();
+                let ts = &timesteps[k];
+                assert_eq!(
+                    &o[k * 50..(k + 1) * 50],
+                    &ts.observation[..],
+                    "t {t} env {k}"
+                );
+                assert_eq!(r[k], ts.reward.unwrap_or(0.0));
+                assert_eq!(d[k], ts.discount.unwrap_or(1.0));
+                assert_eq!(s[k], i32::from(ts.step_type.code()));
+            }
+        }
+        assert!((0..3).any(|k| batch.step_type(k) != StepType::Mid));
+    }
+
+    #[test]
+    fn bad_actions_move_nothing() {
+        let mut batch = Batch::new(ids(&["deep_sea/0", "deep_sea/0"]), None, None).unwrap();
+        let first = run(&mut batch, &[0, 1]).unwrap();
+        let err = run(&mut batch, &[0, 2]).unwrap_err().to_string();
+        assert!(
+            err.starts_with("actions[1] = 2 is out of range for deep_sea/0"),
+            "{err}"
+        );
+        let err = run(&mut batch, &[-1, 0]).unwrap_err().to_string();
+        assert!(err.contains("actions[0] = -1"), "{err}");
+        let err = run(&mut batch, &[0]).unwrap_err().to_string();
+        assert!(
+            err.contains("one action per environment (2), got 1"),
+            "{err}"
+        );
+        // Still at the start of the episode: the next step is the first move.
+        let second = run(&mut batch, &[0, 0]).unwrap();
+        assert_eq!(first.3, [0, 0]);
+        assert_eq!(second.3, [1, 1]);
+    }
+
+    #[test]
+    fn refuses_mixed_shapes_duplicates_when_recording_and_wrong_seed_counts() {
+        let err = Batch::new(ids(&["catch/0", "deep_sea/0"]), None, None)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("catch/0 has observations of shape [10, 5] but deep_sea/0"),
+            "{err}"
+        );
+        let dir = std::env::temp_dir().join(format!("bsuite-py-dup-{}", std::process::id()));
+        let err = Batch::new(
+            ids(&["catch/0", "catch/0"]),
+            None,
+            Some((dir.clone(), false)),
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(err.contains("catch/0 appears twice"), "{err}");
+        assert!(!dir.exists(), "nothing is created for a refused batch");
+        let err = Batch::new(ids(&["catch/0"]), Some(vec![1, 2]), None)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("2 env_seeds for 1 bsuite_ids"), "{err}");
+        assert!(Batch::new(Vec::new(), None, None).is_err());
+    }
+}
