@@ -567,7 +567,7 @@ mod tests {
         add_sparse_rows(&mut sparse, &[(1, 2.0), (3, -1.5)], &w, 3);
         assert_eq!(dense, sparse);
         // Columns 1..3 of the same weights, read as a block with the rows' stride.
-        let mut block = vec![1.0; 2];
+        let mut block = [1.0; 2];
         add_sparse_rows(&mut block, &[(1, 2.0), (3, -1.5)], &w[1..], 3);
         assert_eq!(block, sparse[1..]);
         let expect: Vec<f32> = (0..3)
@@ -580,7 +580,7 @@ mod tests {
         assert_eq!(&g[3..6], &[2.0, 4.0, 6.0]);
         assert_eq!(&g[9..12], &[-1.5, -3.0, -4.5]);
         assert!(g[..3].iter().chain(&g[6..9]).all(|&x| x == 0.0));
-        let mut block = vec![0.0; 12];
+        let mut block = [0.0f32; 12];
         scatter_sparse_rows(&mut block[2..], &[(1, 2.0), (3, -1.5)], &[3.0], 3);
         assert_eq!((block[5], block[11]), (6.0, -4.5));
         assert_eq!(block.iter().filter(|&&x| x != 0.0).count(), 2);
