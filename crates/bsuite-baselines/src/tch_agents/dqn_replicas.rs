@@ -9,7 +9,8 @@
 //! first layer runs on the host as a sparse product: it skips zero inputs, which are nearly
 //! all of deep_sea's, catch's and MNIST's, and lets replicas with different observation
 //! sizes share a batch; an ensemble's members sit side by side in one first-layer matrix,
-//! so a sample's row of it serves them all. The later layers are stacked over replicas and
+//! and each member's block is read with the matrix's row stride, straight into the member's
+//! slot of the stacked activations. The later layers are stacked over replicas and
 //! members ("slots") and run as LibTorch batched matrix products (`bmm`), forward and
 //! backward written out by hand: no autograd graph, and a handful of calls per step for the
 //! whole batch. The optimiser (Adam, SGD or RMSProp), ReLU and the loss are host loops over
