@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use bsuite_analysis::AgentResults;
 use bsuite_logging::results::FILE_PREFIX;
+use bsuite_report::report::is_within;
 use clap::Args;
 
 use crate::results_dirs::{load_agent, parse_results};
@@ -48,29 +49,6 @@ pub struct ReportCheckArgs {
     /// The report directory written by `cargo xtask report`.
     #[arg(value_name = "DIR", default_value = "report")]
     pub dir: PathBuf,
-}
-
-/// `path` made absolute with symbolic links resolved, also when it does not exist yet (its
-/// nearest existing ancestor is resolved and the rest appended).
-fn resolve(path: &Path) -> Option<PathBuf> {
-    let absolute = std::env::current_dir().ok()?.join(path);
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        rest.push(existing.file_name()?);
-        existing = existing.parent()?;
-    }
-    let mut resolved = existing.canonicalize().ok()?;
-    resolved.extend(rest.iter().rev());
-    Some(resolved)
-}
-
-/// True when `inner` is `outer` or lies inside it.
-fn is_within(inner: &Path, outer: &Path) -> bool {
-    match (resolve(inner), resolve(outer)) {
-        (Some(inner), Some(outer)) => inner.starts_with(outer),
-        _ => false,
-    }
 }
 
 /// The agent directories under `root` that hold bsuite CSVs, sorted by name: what

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use bsuite_analysis::{summarize, AgentResults, Score, Summary};
 use bsuite_logging::results::{ReadError, Skipped};
+use bsuite_report::report::is_within;
 use pyo3::exceptions::{PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -83,21 +84,6 @@ pub fn score<'py>(
     summary_dict(py, &summary)
 }
 
-/// `path` made absolute with symbolic links resolved, also when it does not exist yet (its
-/// nearest existing ancestor is resolved and the rest appended).
-fn resolve(path: &Path) -> Option<PathBuf> {
-    let absolute = std::env::current_dir().ok()?.join(path);
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        rest.push(existing.file_name()?);
-        existing = existing.parent()?;
-    }
-    let mut resolved = existing.canonicalize().ok()?;
-    resolved.extend(rest.iter().rev());
-    Some(resolved)
-}
-
 /// Writes the report of `results`, `(name, results directory)` pairs, into `out`: the radar
 /// and bar plots, every experiment's plots (SVG and PDF), the LaTeX appendix and
 /// `index.html`, as `cargo xtask report` does. Returns `{"out_dir", "files", "figures",
@@ -113,13 +99,8 @@ pub fn report<'py>(
     overwrite: bool,
     lenient: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let resolved_out = resolve(&out);
     for (_, dir) in &results {
-        let inside = match (&resolved_out, resolve(dir)) {
-            (Some(out), Some(dir)) => out.starts_with(dir),
-            _ => false,
-        };
-        if inside {
+        if is_within(&out, dir) {
             return Err(PyValueError::new_err(format!(
                 "the report directory {} is inside the results directory {}; choose another \
                  out",

@@ -378,6 +378,39 @@ impl Output {
     }
 }
 
+/// True when `inner` is `outer` or lies inside it, symbolic links resolved, also for paths
+/// that do not exist yet. Callers refuse a report directory inside a results directory with
+/// it: the report's files would be read back as results.
+///
+/// ```
+/// use std::path::Path;
+/// use bsuite_report::report::is_within;
+///
+/// assert!(is_within(Path::new("results/dqn/report"), Path::new("results/dqn")));
+/// assert!(!is_within(Path::new("report"), Path::new("results/dqn")));
+/// ```
+pub fn is_within(inner: &Path, outer: &Path) -> bool {
+    match (resolve(inner), resolve(outer)) {
+        (Some(inner), Some(outer)) => inner.starts_with(outer),
+        _ => false,
+    }
+}
+
+/// `path` made absolute with symbolic links resolved, also when it does not exist yet (its
+/// nearest existing ancestor is resolved and the rest appended).
+fn resolve(path: &Path) -> Option<PathBuf> {
+    let absolute = std::env::current_dir().ok()?.join(path);
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(existing.file_name()?);
+        existing = existing.parent()?;
+    }
+    let mut resolved = existing.canonicalize().ok()?;
+    resolved.extend(rest.iter().rev());
+    Some(resolved)
+}
+
 /// A manifest line names a file inside the report directory: relative, no `..`.
 fn is_safe_relative(path: &str) -> bool {
     let p = Path::new(path);
