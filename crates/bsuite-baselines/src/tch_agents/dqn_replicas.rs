@@ -149,29 +149,30 @@ impl FirstLayer {
         }
     }
 
-    /// Member `m`'s `out = relu(b + Σ x_k w[k])` over the nonzero entries of a stored
-    /// observation, from the online weights or (`target`) the target's: written straight
-    /// into the member's slot, with no row of every member in between.
-    fn forward_sparse(&self, target: bool, m: usize, entries: &[Entry], out: &mut [f32]) {
+    /// Every member's `relu(b + Σ x_k w[k])` over the nonzero entries of a stored
+    /// observation, from the online weights or (`target`) the target's: member `m`'s goes
+    /// straight into its slot, `out[m·out_stride..]`, with no row of every member in
+    /// between.
+    fn forward_sparse(&self, target: bool, entries: &[Entry], out: &mut [f32], out_stride: usize) {
         let (w, b) = if target {
             (&self.target_w, &self.target_b)
         } else {
             (&self.w, &self.b)
         };
-        let block = m * self.member_width;
-        out.copy_from_slice(&b[block..][..self.member_width]);
-        host::add_sparse_rows(out, entries, &w[block..], self.width);
-        host::relu(out);
+        host::sparse_relu_layer(out, out_stride, b, entries, w, self.member_width);
     }
 
     /// Adds one sample's weight gradients: member `m`'s output gradient is
     /// `deltas[m·member_stride..]`, `member_width` long.
     fn accumulate_grad(&mut self, entries: &[Entry], deltas: &[f32], member_stride: usize) {
-        for m in 0..self.width / self.member_width {
-            let delta = &deltas[m * member_stride..][..self.member_width];
-            let block = m * self.member_width;
-            host::scatter_sparse_rows(&mut self.grad_w[block..], entries, delta, self.width);
-        }
+        host::scatter_sparse_layer(
+            &mut self.grad_w,
+            self.width,
+            entries,
+            deltas,
+            member_stride,
+            self.member_width,
+        );
         for &(k, _) in entries {
             let row = &mut self.rows[k as usize];
             if !row.touched {
@@ -878,11 +879,10 @@ impl DqnReplicas {
                 for (b, &slot) in indices.iter().enumerate() {
                     let t = replay.get(slot);
                     (actions[b], rewards[b], discounts[b]) = (t.action, t.reward, t.discount);
-                    for m in 0..members {
-                        let at = ((r * members + m) * batch + b) * d0;
-                        first.forward_sparse(false, m, t.o_tm1, &mut online0[at..at + d0]);
-                        first.forward_sparse(true, m, t.o_t, &mut target0[at..at + d0]);
-                    }
+                    // Member m's row b is in slot r·members + m, `batch` rows a slot.
+                    let at = (r * members * batch + b) * d0;
+                    first.forward_sparse(false, t.o_tm1, &mut online0[at..], batch * d0);
+                    first.forward_sparse(true, t.o_t, &mut target0[at..], batch * d0);
                 }
                 // Before the first target update the targets' priors are their own.
                 if let Some(e) = ensemble.as_mut().filter(|e| !e.targets_synced) {
@@ -1339,7 +1339,11 @@ mod tests {
             }
             let delta: Vec<f32> = (0..width).map(|_| rng.randn() as f32 * 1e-2).collect();
             let mut grad = vec![0.0; init.len()];
-            host::scatter_sparse_rows(&mut grad, &entries, &delta, width);
+            for &(k, x) in &entries {
+                for (g, &d) in grad[k as usize * width..][..width].iter_mut().zip(&delta) {
+                    *g += x * d;
+                }
+            }
             lazy.accumulate_grad(&entries, &delta, width);
             lazy.grad_b.copy_from_slice(&delta);
             let step = OptStep::new(optimizer, 1e-3, t);

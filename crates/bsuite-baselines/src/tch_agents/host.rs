@@ -126,24 +126,53 @@ fn simd_level() -> SimdLevel {
 pub(crate) type Entry = (u32, f32);
 
 kernel! {
-    /// `out += x_k · w[k]` for each entry `(k, x_k)` in order, `w` being row-major with rows
-    /// `stride` apart, of which the first `out.len()` columns are used: a linear layer that
-    /// skips zero inputs (adding a zero product changes no sum, so this equals the dense sum
-    /// in index order). A stride wider than `out` reads one member's block of an ensemble's
-    /// side-by-side weights.
-    pub(crate) fn add_sparse_rows(out: &mut [f32], entries: &[Entry], w: &[f32], stride: usize) {
-        let width = out.len();
-        for &(k, x) in entries {
-            let row = &w[k as usize * stride..][..width];
-            for (o, &wk) in out.iter_mut().zip(row) {
-                *o += x * wk;
+    /// An ensemble's sparse first layer on one input, every member at once: member `m`
+    /// writes `relu(b_m + Σ x_k · w[k]_m)` over the entries `(k, x_k)` in order to
+    /// `out[m·out_stride..][..width]`, where `b_m` and `w[k]_m` are the `m`-th `width`-wide
+    /// blocks of `b` and of row `k` of `w` (rows as wide as `b`). Skipping zero inputs
+    /// changes no sum, so this equals the dense layer. One call serves all members, and
+    /// each 16-wide block of an output is summed in registers, stored once.
+    pub(crate) fn sparse_relu_layer(
+        out: &mut [f32],
+        out_stride: usize,
+        b: &[f32],
+        entries: &[Entry],
+        w: &[f32],
+        width: usize,
+    ) {
+        let row = b.len();
+        for (m, bias) in b.chunks_exact(width).enumerate() {
+            let out = &mut out[m * out_stride..][..width];
+            let block = m * width;
+            let full = width - width % 16;
+            for c in (0..full).step_by(16) {
+                let mut acc: [f32; 16] = bias[c..c + 16].try_into().expect("16 floats");
+                for &(k, x) in entries {
+                    let wk: &[f32; 16] = w[k as usize * row + block + c..][..16]
+                        .try_into()
+                        .expect("16 floats");
+                    for (a, &wkj) in acc.iter_mut().zip(wk) {
+                        *a += x * wkj;
+                    }
+                }
+                for (o, a) in out[c..c + 16].iter_mut().zip(acc) {
+                    *o = if a < 0.0 { 0.0 } else { a };
+                }
+            }
+            for j in full..width {
+                let mut a = bias[j];
+                for &(k, x) in entries {
+                    a += x * w[k as usize * row + block + j];
+                }
+                out[j] = if a < 0.0 { 0.0 } else { a };
             }
         }
     }
 }
 
 kernel! {
-    /// [`add_sparse_rows`] for a dense input: its zero entries are skipped.
+    /// `out += Σ x_k · w[k]` over a dense input's nonzero entries in order (`w` row-major,
+    /// rows as wide as `out`): a linear layer that skips zero inputs.
     pub(crate) fn add_dense_rows(out: &mut [f32], input: &[f32], w: &[f32]) {
         let width = out.len();
         for (k, &x) in input.iter().enumerate() {
@@ -158,14 +187,25 @@ kernel! {
 }
 
 kernel! {
-    /// `g[k] += x_k · delta` for each entry `(k, x_k)`, rows of `g` `stride` apart: the
-    /// weight gradient of [`add_sparse_rows`] for one input row.
-    pub(crate) fn scatter_sparse_rows(g: &mut [f32], entries: &[Entry], delta: &[f32], stride: usize) {
-        let width = delta.len();
+    /// The weight gradient of [`sparse_relu_layer`] for one input: `g[k]_m += x_k · δ_m`
+    /// for every entry `(k, x_k)` and member `m`, where `δ_m` is
+    /// `deltas[m·delta_stride..][..width]` and `g[k]_m` the `m`-th `width`-wide block of
+    /// row `k` of `g` (rows `row` wide).
+    pub(crate) fn scatter_sparse_layer(
+        g: &mut [f32],
+        row: usize,
+        entries: &[Entry],
+        deltas: &[f32],
+        delta_stride: usize,
+        width: usize,
+    ) {
         for &(k, x) in entries {
-            let row = &mut g[k as usize * stride..][..width];
-            for (gk, &d) in row.iter_mut().zip(delta) {
-                *gk += x * d;
+            let g_row = &mut g[k as usize * row..][..row];
+            for (m, gm) in g_row.chunks_exact_mut(width).enumerate() {
+                let delta = &deltas[m * delta_stride..][..width];
+                for (gj, &dj) in gm.iter_mut().zip(delta) {
+                    *gj += x * dj;
+                }
             }
         }
     }
@@ -558,32 +598,53 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sparse_and_dense_rows_agree_and_skip_zeros() {
-        let w: Vec<f32> = (0..12).map(|i| i as f32 * 0.5 - 2.0).collect(); // [4, 3]
+    fn sparse_layers_equal_the_dense_layer_member_by_member() {
+        // Two members 19 wide (one 16-wide block and a tail), 4 inputs of which 2 are zero,
+        // members' outputs 25 apart.
+        let (members, width, inputs, stride) = (2, 19, 4, 25);
+        let row = members * width;
+        let w: Vec<f32> = (0..inputs * row).map(|i| (i as f32 * 0.37).sin()).collect();
+        let b: Vec<f32> = (0..row).map(|i| (i as f32 * 0.11).cos() - 0.5).collect();
         let input = [0.0, 2.0, 0.0, -1.5];
-        let mut dense = vec![1.0; 3];
-        add_dense_rows(&mut dense, &input, &w);
-        let mut sparse = vec![1.0; 3];
-        add_sparse_rows(&mut sparse, &[(1, 2.0), (3, -1.5)], &w, 3);
-        assert_eq!(dense, sparse);
-        // Columns 1..3 of the same weights, read as a block with the rows' stride.
-        let mut block = [1.0; 2];
-        add_sparse_rows(&mut block, &[(1, 2.0), (3, -1.5)], &w[1..], 3);
-        assert_eq!(block, sparse[1..]);
-        let expect: Vec<f32> = (0..3)
-            .map(|j| 1.0 + 2.0 * w[3 + j] + -1.5 * w[9 + j])
-            .collect();
-        assert_eq!(dense, expect);
+        let entries = [(1, 2.0), (3, -1.5)];
+        let mut out = vec![f32::NAN; stride + width];
+        sparse_relu_layer(&mut out, stride, &b, &entries, &w, width);
+        for m in 0..members {
+            let member_w: Vec<f32> = (0..inputs)
+                .flat_map(|k| w[k * row + m * width..][..width].to_vec())
+                .collect();
+            let mut dense = b[m * width..][..width].to_vec();
+            add_dense_rows(&mut dense, &input, &member_w);
+            relu(&mut dense);
+            assert_eq!(out[m * stride..][..width], dense[..], "member {m}");
+            assert!(dense.iter().any(|&x| x > 0.0) && dense.contains(&0.0));
+        }
+        assert!(
+            out[width..stride].iter().all(|x| x.is_nan()),
+            "wrote between members"
+        );
+        let (m, j) = (1, 17); // in the tail
+        let by_hand =
+            b[m * width + j] + 2.0 * w[row + m * width + j] - 1.5 * w[3 * row + m * width + j];
+        assert_eq!(out[stride + j], by_hand.max(0.0));
 
-        let mut g = vec![0.0; 12];
-        scatter_sparse_rows(&mut g, &[(1, 2.0), (3, -1.5)], &[1.0, 2.0, 3.0], 3);
-        assert_eq!(&g[3..6], &[2.0, 4.0, 6.0]);
-        assert_eq!(&g[9..12], &[-1.5, -3.0, -4.5]);
-        assert!(g[..3].iter().chain(&g[6..9]).all(|&x| x == 0.0));
-        let mut block = [0.0f32; 12];
-        scatter_sparse_rows(&mut block[2..], &[(1, 2.0), (3, -1.5)], &[3.0], 3);
-        assert_eq!((block[5], block[11]), (6.0, -4.5));
-        assert_eq!(block.iter().filter(|&&x| x != 0.0).count(), 2);
+        let deltas: Vec<f32> = (0..stride + width).map(|i| i as f32 * 0.25 - 3.0).collect();
+        let mut g = vec![0.0f32; inputs * row];
+        scatter_sparse_layer(&mut g, row, &entries, &deltas, stride, width);
+        scatter_sparse_layer(&mut g, row, &entries[1..], &deltas, stride, width);
+        for (k, &x) in input.iter().enumerate() {
+            for m in 0..members {
+                for j in 0..width {
+                    let once = x * deltas[m * stride + j];
+                    let expect = if k == 3 { once + once } else { once };
+                    assert_eq!(g[k * row + m * width + j], expect, "g[{k}] member {m}, {j}");
+                }
+            }
+        }
+        assert!(g[..row]
+            .iter()
+            .chain(&g[2 * row..3 * row])
+            .all(|x| x.to_bits() == 0));
     }
 
     #[test]
