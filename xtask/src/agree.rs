@@ -1,7 +1,8 @@
 //! `cargo xtask agree <agent>`: our agent against bsuite 0.3.6's own JAX `default_agent`,
 //! over seeds, on the same ids.
 //!
-//! Both sides run seeds `0..K`: ours through `bsuite-run` (resumable, into
+//! Both sides run seeds `S..S+K` (`--first-seed S`, default 0; a later S replicates a
+//! comparison on fresh seeds): ours through `bsuite-run` (resumable, into
 //! `results/agree/<agent>/ours/seed-S`), the reference through
 //! `tools/reference/jax_agent.py run` in the venv `tools/reference/setup_jax_agents.sh`
 //! builds, cached per (agent, episodes, seed, id) under `.bsuite/agree-cache/`, so a second
@@ -37,9 +38,13 @@ pub struct AgreeArgs {
     /// What to compare on: bsuite_ids, experiments or tags.
     #[arg(long, num_args = 1.., required = true, value_name = "ID|EXPERIMENT|TAG")]
     ids: Vec<String>,
-    /// Seeds per side: 0..K.
+    /// Seeds per side: S..S+K, S being --first-seed.
     #[arg(long, default_value_t = 10, value_name = "K")]
     seeds: u32,
+    /// The first seed, S: a comparison that differed is replicated on fresh seeds (its
+    /// own seeds were picked for differing, so they overstate the difference).
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    first_seed: u32,
     /// Episodes per run instead of each experiment's own (at least 1).
     #[arg(long, value_name = "N", value_parser = bsuite_baselines::sweep::positive)]
     num_episodes: Option<usize>,
@@ -59,6 +64,13 @@ pub struct AgreeArgs {
     /// Processes per side at a time (default: one per core).
     #[arg(long, default_value_t = 0)]
     jobs: usize,
+}
+
+impl AgreeArgs {
+    /// The seeds both sides run.
+    fn seed_range(&self) -> std::ops::Range<u32> {
+        self.first_seed..self.first_seed + self.seeds
+    }
 }
 
 /// The agents that have a bsuite JAX counterpart to compare with: the LibTorch agents
@@ -201,7 +213,7 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
 
     // Ours: one resumable sweep per seed.
     let mut ours_dirs = Vec::new();
-    for seed in 0..args.seeds {
+    for seed in args.seed_range() {
         let dir = out.join("ours").join(format!("seed-{seed}"));
         if complete_ids(&dir, &ids, args.num_episodes).len() < ids.len() {
             eprintln!("agree: ours, seed {seed}");
@@ -221,7 +233,7 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
 
     // The reference: cached per seed and id.
     let mut reference_dirs = Vec::new();
-    for seed in 0..args.seeds {
+    for seed in args.seed_range() {
         let dir = cache.join(format!("seed-{seed}"));
         let done = complete_ids(&dir, &ids, args.num_episodes);
         let missing: Vec<String> = ids
@@ -339,13 +351,14 @@ fn markdown(
         });
     let _ = writeln!(
         s,
-        "# {}: ours vs bsuite 0.3.6's JAX default_agent\n\n{} seeds per side (0..{}), {} ids, {}; \
+        "# {}: ours vs bsuite 0.3.6's JAX default_agent\n\n{} seeds per side ({}..{}), {} ids, {}; \
          tolerance {} (score units; for mean returns, a fraction of the span of logged episode \
          returns). Each cell: mean ± sd (ours | reference) | permutation-test p | smallest \
          difference detectable (80% power, 5% level).\n",
         args.agent,
         args.seeds,
-        args.seeds - 1,
+        args.first_seed,
+        args.first_seed + args.seeds - 1,
         ids.len(),
         episodes,
         args.tolerance
@@ -415,6 +428,7 @@ fn json(args: &AgreeArgs, id_rows: &[Row], experiment_rows: &[Row]) -> serde_jso
     json!({
         "agent": args.agent,
         "seeds": args.seeds,
+        "first_seed": args.first_seed,
         "num_episodes": args.num_episodes,
         "tolerance": args.tolerance,
         "ids": ids,
@@ -492,6 +506,22 @@ mod tests {
             .collect();
         assert_eq!(others, ["actor_critic_rnn_reset"]);
         assert!(AGENTS.iter().all(|name| libtorch.contains(name)));
+    }
+
+    #[test]
+    fn seeds_run_from_the_first_seed() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            agree: AgreeArgs,
+        }
+        let seeds = |extra: &[&str]| {
+            let mut argv = vec!["agree", "dqn", "--ids", "catch/0"];
+            argv.extend(extra);
+            <Cli as clap::Parser>::parse_from(argv).agree.seed_range()
+        };
+        assert_eq!(seeds(&[]), 0..10);
+        assert_eq!(seeds(&["--seeds", "30", "--first-seed", "30"]), 30..60);
     }
 
     fn row(score: Option<Comparison>, mean_return: Option<(Comparison, f64)>) -> Row {
