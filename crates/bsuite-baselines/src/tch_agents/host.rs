@@ -342,17 +342,6 @@ pub(crate) fn backprop_input(delta_in: &mut [f32], delta: &[f32], w: &[f32], wid
         unsafe { backprop_input_avx2(delta_in, delta, w, width) };
         return;
     }
-    backprop_input_with(delta_in, delta, w, width, dot);
-}
-
-#[inline(always)]
-fn backprop_input_with(
-    delta_in: &mut [f32],
-    delta: &[f32],
-    w: &[f32],
-    width: usize,
-    dot: impl Fn(&[f32], &[f32]) -> f32,
-) {
     let rows = delta.len() / width;
     let fan_in = delta_in.len() / rows.max(1);
     for k in 0..fan_in {
@@ -363,11 +352,54 @@ fn backprop_input_with(
     }
 }
 
+/// [`backprop_input`] on AVX2, weight rows four at a time against each row of `delta`: the
+/// four dots are independent chains of additions, so they overlap where a lone dot waits on
+/// each addition. Each is [`dot`] to the bit: two 8-lane registers hold its 16 partial sums,
+/// with a multiply and an add, each rounded, per element.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn backprop_input_avx2(delta_in: &mut [f32], delta: &[f32], w: &[f32], width: usize) {
-    // SAFETY (for the closure): this function only runs on CPUs with AVX2.
-    backprop_input_with(delta_in, delta, w, width, |a, b| unsafe { dot_avx2(a, b) });
+    use std::arch::x86_64::*;
+    let rows = delta.len() / width;
+    let fan_in = delta_in.len() / rows.max(1);
+    assert!(w.len() >= fan_in * width && delta_in.len() >= rows * fan_in);
+    let whole = width / DOT_LANES * DOT_LANES;
+    let mut k = 0;
+    while k < fan_in {
+        let n = (fan_in - k).min(4);
+        // Short blocks repeat their last row; only the first `n` results are kept.
+        let wk: [&[f32]; 4] = [0, 1, 2, 3].map(|j| &w[(k + j.min(n - 1)) * width..][..width]);
+        for r in 0..rows {
+            let d = &delta[r * width..][..width];
+            let mut lo = [_mm256_setzero_ps(); 4];
+            let mut hi = [_mm256_setzero_ps(); 4];
+            let mut i = 0;
+            while i < whole {
+                // SAFETY: `i + 16 <= width`, within `d` and every `wk[j]`.
+                unsafe {
+                    let d_lo = _mm256_loadu_ps(d.as_ptr().add(i));
+                    let d_hi = _mm256_loadu_ps(d.as_ptr().add(i + 8));
+                    for j in 0..4 {
+                        let p = wk[j].as_ptr().add(i);
+                        lo[j] = _mm256_add_ps(lo[j], _mm256_mul_ps(_mm256_loadu_ps(p), d_lo));
+                        hi[j] =
+                            _mm256_add_ps(hi[j], _mm256_mul_ps(_mm256_loadu_ps(p.add(8)), d_hi));
+                    }
+                }
+                i += DOT_LANES;
+            }
+            for j in 0..n {
+                let mut acc = [0.0f32; DOT_LANES];
+                // SAFETY: `acc` has room for two 8-float stores.
+                unsafe {
+                    _mm256_storeu_ps(acc.as_mut_ptr(), lo[j]);
+                    _mm256_storeu_ps(acc.as_mut_ptr().add(8), hi[j]);
+                }
+                delta_in[r * fan_in + k + j] = finish_dot(acc, &wk[j][whole..], &d[whole..]);
+            }
+        }
+        k += n;
+    }
 }
 
 /// `Σ_i a[i]·b[i]` in a fixed order: element `i` goes to partial sum `i mod 16`, and the
@@ -403,40 +435,6 @@ fn finish_dot(mut acc: [f32; DOT_LANES], a_rest: &[f32], b_rest: &[f32]) -> f32 
         }
     }
     acc[0]
-}
-
-/// [`dot`] with two 8-lane AVX registers as the 16 partial sums: a multiply and an add,
-/// each rounded, per element, exactly as [`dot`] does.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
-    use std::arch::x86_64::*;
-    let n = a.len().min(b.len());
-    let whole = n / DOT_LANES * DOT_LANES;
-    let (mut lo, mut hi) = (_mm256_setzero_ps(), _mm256_setzero_ps());
-    let (pa, pb) = (a.as_ptr(), b.as_ptr());
-    let mut i = 0;
-    while i < whole {
-        // SAFETY: `i + 16 <= n`, within both slices.
-        unsafe {
-            let p_lo = _mm256_mul_ps(_mm256_loadu_ps(pa.add(i)), _mm256_loadu_ps(pb.add(i)));
-            let p_hi = _mm256_mul_ps(
-                _mm256_loadu_ps(pa.add(i + 8)),
-                _mm256_loadu_ps(pb.add(i + 8)),
-            );
-            lo = _mm256_add_ps(lo, p_lo);
-            hi = _mm256_add_ps(hi, p_hi);
-        }
-        i += DOT_LANES;
-    }
-    let mut acc = [0.0f32; DOT_LANES];
-    // SAFETY: `acc` has room for two 8-float stores.
-    unsafe {
-        _mm256_storeu_ps(acc.as_mut_ptr(), lo);
-        _mm256_storeu_ps(acc.as_mut_ptr().add(8), hi);
-    }
-    finish_dot(acc, &a[whole..n], &b[whole..n])
 }
 
 /// Adam's constants for one step.
@@ -718,21 +716,29 @@ mod tests {
     }
 
     #[test]
-    fn dot_is_the_same_on_every_instruction_set() {
+    fn backprop_input_is_dot_by_dot_on_every_instruction_set() {
         let mut rng = bsuite_envs::RandomState::new(8);
-        for n in [3, 16, 37, 1024] {
-            let a: Vec<f32> = (0..n).map(|_| rng.randn() as f32).collect();
-            let b: Vec<f32> = (0..n).map(|_| rng.randn() as f32).collect();
-            let (mut fast, mut plain) = (vec![0.0], vec![0.0]);
-            backprop_input(&mut fast, &b, &a, n);
-            backprop_input_with(&mut plain, &b, &a, n, dot);
-            assert_eq!(fast[0].to_bits(), plain[0].to_bits(), "n = {n}");
-            let exact: f64 = a
-                .iter()
-                .zip(&b)
-                .map(|(x, y)| f64::from(*x) * f64::from(*y))
-                .sum();
-            assert!((f64::from(plain[0]) - exact).abs() < 1e-4 * (1.0 + exact.abs()));
+        // Six inputs: a block of four weight rows and two alone; three rows of deltas.
+        let (fan_in, rows) = (6, 3);
+        for width in [3, 16, 37, 1024] {
+            let w: Vec<f32> = (0..fan_in * width).map(|_| rng.randn() as f32).collect();
+            let delta: Vec<f32> = (0..rows * width).map(|_| rng.randn() as f32).collect();
+            let mut delta_in = vec![f32::NAN; rows * fan_in];
+            backprop_input(&mut delta_in, &delta, &w, width);
+            for r in 0..rows {
+                for k in 0..fan_in {
+                    let (wk, d) = (&w[k * width..][..width], &delta[r * width..][..width]);
+                    let plain = dot(wk, d);
+                    let got = delta_in[r * fan_in + k];
+                    assert_eq!(got.to_bits(), plain.to_bits(), "width {width}, [{r}][{k}]");
+                    let exact: f64 = wk
+                        .iter()
+                        .zip(d)
+                        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+                        .sum();
+                    assert!((f64::from(plain) - exact).abs() < 1e-4 * (1.0 + exact.abs()));
+                }
+            }
         }
     }
 
