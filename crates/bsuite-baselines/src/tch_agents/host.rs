@@ -302,11 +302,45 @@ kernel! {
         let rows = delta.len() / width;
         let fan_in = input.len() / rows.max(1);
         let blocks = rows / 4;
-        for k in 0..fan_in {
+        let xs = |k: usize, r: usize| [0, 1, 2, 3].map(|i| input[(r + i) * fan_in + k]);
+        // Two rows of `g` at a time share each block's four loads of deltas.
+        let pairs = fan_in / 2;
+        for pair in 0..pairs {
+            let k = pair * 2;
+            let (ga, gb) = g[k * width..][..2 * width].split_at_mut(width);
+            for block in 0..blocks {
+                let r = block * 4;
+                let (xa, xb) = (xs(k, r), xs(k + 1, r));
+                let d0 = &delta[r * width..][..width];
+                let d1 = &delta[(r + 1) * width..][..width];
+                let d2 = &delta[(r + 2) * width..][..width];
+                let d3 = &delta[(r + 3) * width..][..width];
+                match (xa == [0.0; 4], xb == [0.0; 4]) {
+                    (false, false) => {
+                        for j in 0..width {
+                            ga[j] = ga[j] + xa[0] * d0[j] + xa[1] * d1[j] + xa[2] * d2[j] + xa[3] * d3[j];
+                            gb[j] = gb[j] + xb[0] * d0[j] + xb[1] * d1[j] + xb[2] * d2[j] + xb[3] * d3[j];
+                        }
+                    }
+                    (false, true) => {
+                        for j in 0..width {
+                            ga[j] = ga[j] + xa[0] * d0[j] + xa[1] * d1[j] + xa[2] * d2[j] + xa[3] * d3[j];
+                        }
+                    }
+                    (true, false) => {
+                        for j in 0..width {
+                            gb[j] = gb[j] + xb[0] * d0[j] + xb[1] * d1[j] + xb[2] * d2[j] + xb[3] * d3[j];
+                        }
+                    }
+                    (true, true) => {}
+                }
+            }
+        }
+        for k in pairs * 2..fan_in {
             let gk = &mut g[k * width..][..width];
             for block in 0..blocks {
                 let r = block * 4;
-                let x = [0, 1, 2, 3].map(|i| input[(r + i) * fan_in + k]);
+                let x = xs(k, r);
                 if x == [0.0; 4] {
                     continue;
                 }
@@ -318,6 +352,9 @@ kernel! {
                     gk[j] = gk[j] + x[0] * d0[j] + x[1] * d1[j] + x[2] * d2[j] + x[3] * d3[j];
                 }
             }
+        }
+        for k in 0..fan_in {
+            let gk = &mut g[k * width..][..width];
             for r in blocks * 4..rows {
                 let x = input[r * fan_in + k];
                 if x != 0.0 {
@@ -713,6 +750,57 @@ mod tests {
         apply(&mut w, &mut m, &mut nu, &mut [0.0; 20], step);
         decay(&mut decayed, 0.9, 1);
         assert_eq!((w, nu), (w1, decayed));
+    }
+
+    #[test]
+    fn weight_gradients_sum_rows_in_blocks_of_four_in_order() {
+        // Five inputs (two pairs and one alone), ten rows (two blocks of four and two more),
+        // with blocks of zero inputs for one input of a pair, for both, and for the lone one.
+        let (fan_in, rows, width) = (5, 10, 37);
+        let mut rng = bsuite_envs::RandomState::new(3);
+        let mut input: Vec<f32> = (0..rows * fan_in).map(|_| rng.randn() as f32).collect();
+        for (r, k) in [
+            (0, 1),
+            (1, 1),
+            (2, 1),
+            (3, 1),
+            (4, 2),
+            (5, 2),
+            (6, 2),
+            (7, 2),
+        ] {
+            input[r * fan_in + k] = 0.0;
+        }
+        for r in 4..8 {
+            input[r * fan_in + 3] = 0.0;
+            input[r * fan_in + 4] = 0.0;
+        }
+        let delta: Vec<f32> = (0..rows * width).map(|_| rng.randn() as f32).collect();
+        let g0: Vec<f32> = (0..fan_in * width).map(|_| rng.randn() as f32).collect();
+        let mut g = g0.clone();
+        add_weight_grad(&mut g, &input, &delta, width);
+        for k in 0..fan_in {
+            for j in 0..width {
+                let (x, d) = (
+                    |r: usize| input[r * fan_in + k],
+                    |r: usize| delta[r * width + j],
+                );
+                let mut expect = g0[k * width + j];
+                for r in [0, 4] {
+                    if (r..r + 4).any(|r| x(r) != 0.0) {
+                        expect = expect
+                            + x(r) * d(r)
+                            + x(r + 1) * d(r + 1)
+                            + x(r + 2) * d(r + 2)
+                            + x(r + 3) * d(r + 3);
+                    }
+                }
+                for r in (8..10).filter(|&r| x(r) != 0.0) {
+                    expect += x(r) * d(r);
+                }
+                assert_eq!(g[k * width + j].to_bits(), expect.to_bits(), "g[{k}][{j}]");
+            }
+        }
     }
 
     #[test]
