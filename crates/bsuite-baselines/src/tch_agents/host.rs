@@ -303,6 +303,15 @@ kernel! {
         let fan_in = input.len() / rows.max(1);
         let blocks = rows / 4;
         let xs = |k: usize, r: usize| [0, 1, 2, 3].map(|i| input[(r + i) * fan_in + k]);
+        let ds = |r: usize| [0, 1, 2, 3].map(|i| &delta[(r + i) * width..][..width]);
+        // `g + x₀d₀ + x₁d₁ + x₂d₂ + x₃d₃` into one gradient row.
+        #[inline(always)]
+        fn add_block(g: &mut [f32], x: [f32; 4], d: [&[f32]; 4]) {
+            let d = d.map(|d| &d[..g.len()]);
+            for j in 0..g.len() {
+                g[j] = g[j] + x[0] * d[0][j] + x[1] * d[1][j] + x[2] * d[2][j] + x[3] * d[3][j];
+            }
+        }
         // Two rows of `g` at a time share each block's four loads of deltas.
         let pairs = fan_in / 2;
         for pair in 0..pairs {
@@ -310,28 +319,17 @@ kernel! {
             let (ga, gb) = g[k * width..][..2 * width].split_at_mut(width);
             for block in 0..blocks {
                 let r = block * 4;
-                let (xa, xb) = (xs(k, r), xs(k + 1, r));
-                let d0 = &delta[r * width..][..width];
-                let d1 = &delta[(r + 1) * width..][..width];
-                let d2 = &delta[(r + 2) * width..][..width];
-                let d3 = &delta[(r + 3) * width..][..width];
+                let (xa, xb, d) = (xs(k, r), xs(k + 1, r), ds(r));
                 match (xa == [0.0; 4], xb == [0.0; 4]) {
                     (false, false) => {
+                        let [d0, d1, d2, d3] = d;
                         for j in 0..width {
                             ga[j] = ga[j] + xa[0] * d0[j] + xa[1] * d1[j] + xa[2] * d2[j] + xa[3] * d3[j];
                             gb[j] = gb[j] + xb[0] * d0[j] + xb[1] * d1[j] + xb[2] * d2[j] + xb[3] * d3[j];
                         }
                     }
-                    (false, true) => {
-                        for j in 0..width {
-                            ga[j] = ga[j] + xa[0] * d0[j] + xa[1] * d1[j] + xa[2] * d2[j] + xa[3] * d3[j];
-                        }
-                    }
-                    (true, false) => {
-                        for j in 0..width {
-                            gb[j] = gb[j] + xb[0] * d0[j] + xb[1] * d1[j] + xb[2] * d2[j] + xb[3] * d3[j];
-                        }
-                    }
+                    (false, true) => add_block(ga, xa, d),
+                    (true, false) => add_block(gb, xb, d),
                     (true, true) => {}
                 }
             }
@@ -341,15 +339,8 @@ kernel! {
             for block in 0..blocks {
                 let r = block * 4;
                 let x = xs(k, r);
-                if x == [0.0; 4] {
-                    continue;
-                }
-                let d0 = &delta[r * width..][..width];
-                let d1 = &delta[(r + 1) * width..][..width];
-                let d2 = &delta[(r + 2) * width..][..width];
-                let d3 = &delta[(r + 3) * width..][..width];
-                for j in 0..width {
-                    gk[j] = gk[j] + x[0] * d0[j] + x[1] * d1[j] + x[2] * d2[j] + x[3] * d3[j];
+                if x != [0.0; 4] {
+                    add_block(gk, x, ds(r));
                 }
             }
         }
