@@ -13,7 +13,7 @@ use bsuite_baselines::config::AgentConfig;
 use bsuite_baselines::estimate::{cpu_seconds, time_lockstep};
 use bsuite_baselines::factory::{self, AgentEntry, AgentSetup, ComputeDevice};
 use bsuite_baselines::tch_agents::{
-    ActorCriticConfig, ActorCriticRnnConfig, BootDqnConfig, DqnConfig,
+    host_matmul_256, ActorCriticConfig, ActorCriticRnnConfig, BootDqnConfig, DqnConfig,
 };
 use bsuite_baselines::{BatchAgent, OneByOne};
 use bsuite_envs::{BsuiteId, Environment};
@@ -200,7 +200,8 @@ fn cost_model(
 
 /// This CPU's rates on one thread, measured now.
 struct Machine {
-    /// Single-precision matrix multiply (LibTorch, 256³), FLOP/s.
+    /// Single-precision matrix multiply (256³), FLOP/s: the faster of LibTorch's and the
+    /// host kernel the DQN agents use.
     matmul_flops: f64,
     /// Read bandwidth, B/s, by working-set size in bytes (cached by size).
     bandwidth: BTreeMap<u64, f64>,
@@ -218,8 +219,11 @@ impl Machine {
                 let _ = a.mm(&b);
             }
         });
+        let libtorch = 2.0 * 256f64.powi(3) * f64::from(reps) / seconds;
+        let mut flops = 0.0;
+        let seconds = cpu_seconds(|| flops = host_matmul_256(reps));
         Machine {
-            matmul_flops: 2.0 * 256f64.powi(3) * f64::from(reps) / seconds,
+            matmul_flops: libtorch.max(flops / seconds),
             bandwidth: BTreeMap::new(),
         }
     }

@@ -11,32 +11,34 @@
 //! sizes share a batch; an ensemble's members sit side by side in one first-layer matrix,
 //! and each member's block is read with the matrix's row stride, straight into the member's
 //! slot of the stacked activations. The later layers are stacked over replicas and
-//! members ("slots") and run as LibTorch batched matrix products (`bmm`), forward and
-//! backward written out by hand: no autograd graph, and a handful of calls per step for the
-//! whole batch. The optimiser (Adam, SGD or RMSProp), ReLU and the loss are host loops over
-//! the stacked parameters. Prior networks are fixed, so their values are computed once per
-//! transition on the host and kept in replay; so is bootstrapped DQN's reward noise, when
-//! it has any.
+//! members ("slots"), and their products run slot by slot on the host
+//! ([`host::matmul`]), forward and backward written out by hand: no autograd graph, and no
+//! LibTorch call in a step. The optimiser (Adam, SGD or RMSProp), ReLU and the loss are
+//! host loops over the stacked parameters. Prior networks are fixed, so their values are
+//! computed once per transition on the host and kept in replay; so is bootstrapped DQN's
+//! reward noise, when it has any.
 //!
-//! A replica's results do not depend on its batch: per slot, every product has the same
-//! shapes and 64-byte alignment (hidden sizes and the action count are padded to multiples
-//! of 16 with zero weights, which stay zero, and every block of a slot starts on 64
-//! bytes), and every host loop runs in a fixed order. So
+//! These products were LibTorch's batched products (`bmm`) until they were measured to be
+//! one fused multiply-add chain per output in MKL (see [`host::matmul`]); the host kernels
+//! take the same order, so results did not change, and an SGD step of bootstrapped DQN
+//! takes about half the time, DQN's about two thirds.
+//!
+//! A replica's results do not depend on its batch: every product and host loop runs slot
+//! by slot in a fixed order (hidden sizes and the action count are padded to multiples of
+//! 16 with zero weights, which stay zero). So
 //! a replica run alone, in a batch of 60, or resumed after a kill computes the same bits;
 //! `tests/tch_agents.rs` checks this.
-
-use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
-use tch::Tensor;
 
 use super::boot_dqn::BootDqnConfig;
 use super::dense::{Linear, Mlp, Params};
 use super::dqn::DqnConfig;
-use super::host::{self, pad16, AdamStep, Entry, HostTensor, OptStep};
+use super::host::{self, pad16, AdamStep, Entry, OptStep};
 use super::nets::truncated_normal;
 use super::q_ensemble::greedy;
 use super::sparse_replay::SparseReplay;
 use crate::agent::{Agent, BatchAgent};
 use crate::config::Optimizer;
+use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 
 /// What one replica is built from.
 #[derive(Clone, Debug, PartialEq)]
@@ -495,39 +497,24 @@ impl Layout {
     }
 }
 
-/// Stacked tensors `[capacity, ...]`; the first `replicas.len()` of them are live.
+/// Stacked buffers, one block a slot; the first `slots()` blocks are live.
 struct Stack {
-    params: HostTensor,
-    target: HostTensor,
-    m: HostTensor,
-    v: HostTensor,
-    grad: HostTensor,
-    /// Activations when acting, `[capacity, 1, dims[i]]` for `i` in `0..=L`.
-    act: Vec<HostTensor>,
-    /// Online activations of the sampled `o_tm1`, `[capacity, batch, dims[i]]`.
-    online: Vec<HostTensor>,
+    /// Parameters, `layout.row` floats a slot.
+    params: Vec<f32>,
+    target: Vec<f32>,
+    m: Vec<f32>,
+    v: Vec<f32>,
+    grad: Vec<f32>,
+    /// Activations when acting, `dims[i]` floats a slot, for `i` in `0..=L`.
+    act: Vec<Vec<f32>>,
+    /// Online activations of the sampled `o_tm1`, `batch × dims[i]` floats a slot.
+    online: Vec<Vec<f32>>,
     /// Target activations of the sampled `o_t`.
-    target_act: Vec<HostTensor>,
+    target_act: Vec<Vec<f32>>,
     /// Loss gradients with respect to `online`.
-    delta: Vec<HostTensor>,
-}
-
-/// LibTorch views of the live part of [`Stack`], rebuilt when replicas leave (so that
-/// a step makes no views of its own).
-struct Views {
-    w: Vec<Tensor>,
-    /// `w` transposed, for the backward pass.
-    w_t: Vec<Tensor>,
-    b: Vec<Tensor>,
-    target_w: Vec<Tensor>,
-    target_b: Vec<Tensor>,
-    grad_w: Vec<Tensor>,
-    act: Vec<Tensor>,
-    online: Vec<Tensor>,
-    /// `online` transposed, for the weight gradients.
-    online_t: Vec<Tensor>,
-    target_act: Vec<Tensor>,
-    delta: Vec<Tensor>,
+    delta: Vec<Vec<f32>>,
+    /// One slot's weights of one layer, transposed, for the backward pass.
+    w_t: Vec<f32>,
 }
 
 /// DQN or bootstrapped DQN replicas in lockstep on the CPU (see the module docs); a
@@ -555,7 +542,6 @@ pub struct DqnReplicas {
     layout: Layout,
     replicas: Vec<Replica>,
     stack: Stack,
-    views: Views,
     total_steps: u64,
     sgd_steps: u64,
 }
@@ -587,15 +573,13 @@ impl DqnReplicas {
             .map(|s| s.action_spec.num_actions)
             .max()
             .unwrap_or(1);
-        // Multiples of 16: MKL's kernels run these shapes fastest (multiples of 8 measured
-        // slower for DQN and no faster for bootstrapped DQN).
+        // Multiples of 16: `host::matmul` takes columns 16 at a time.
         let mut dims: Vec<usize> = config.hidden.iter().map(|&h| pad16(h)).collect();
         dims.push(pad16(max_actions));
         let layout = Layout::new(dims);
         let capacity = specs.len() * config.members;
         let stack = Stack::new(&layout, capacity, config.batch_size);
         let mut agent = DqnReplicas {
-            views: Views::new(&stack, &layout, capacity),
             replicas: Vec::with_capacity(specs.len()),
             config,
             layout,
@@ -662,7 +646,7 @@ impl DqnReplicas {
         ] {
             for (m, weights) in nets.iter().enumerate() {
                 let slot = r * members + m;
-                let row = &mut buffer.as_mut_slice()[slot * row..][..row];
+                let row = &mut buffer[slot * row..][..row];
                 for (i, &(w_off, _)) in self.layout.offsets.iter().enumerate() {
                     let fan_out = sizes[i + 2];
                     let padded_out = self.layout.dims[i + 1];
@@ -742,7 +726,7 @@ impl DqnReplicas {
             &w,
             &first.b[m * d0..(m + 1) * d0],
         )];
-        let row = &self.stack.params.as_slice()[(r * members + m) * layout.row..][..layout.row];
+        let row = &self.stack.params[(r * members + m) * layout.row..][..layout.row];
         for (i, &(w_off, b_off)) in layout.offsets.iter().enumerate() {
             let (fan_in, fan_out) = (layout.dims[i], layout.dims[i + 1]);
             layers.push(Linear::from_weights(
@@ -761,16 +745,32 @@ impl DqnReplicas {
         ensemble.active_member = m;
     }
 
-    /// Runs the stacked layers forward from `acts[0]` (the first layer's output, already
-    /// written), writing every later layer's activations into `acts` (`views` are their
-    /// live parts, `live` the live slots).
-    fn forward(w: &[Tensor], b: &[Tensor], views: &[Tensor], acts: &mut [HostTensor], live: usize) {
-        let layers = w.len();
+    /// Runs the stacked layers of the first `live` slots forward from `acts[0]` (the
+    /// first layer's output, already written), `rows` inputs a slot, writing every later
+    /// layer's activations into `acts`.
+    fn forward(layout: &Layout, params: &[f32], acts: &mut [Vec<f32>], rows: usize, live: usize) {
+        let layers = layout.layers();
         for i in 0..layers {
-            let _ = b[i].baddbmm_out(&views[i + 1], &views[i], &w[i]);
+            let (fan_in, fan_out) = (layout.dims[i], layout.dims[i + 1]);
+            let (w_off, b_off) = layout.offsets[i];
+            let (done, next) = acts.split_at_mut(i + 1);
+            let (input, output) = (&done[i], &mut next[0]);
+            for s in 0..live {
+                let p = &params[s * layout.row..][..layout.row];
+                let (w, b) = (&p[w_off..][..fan_in * fan_out], &p[b_off..][..fan_out]);
+                let x = &input[s * rows * fan_in..][..rows * fan_in];
+                let out = &mut output[s * rows * fan_out..][..rows * fan_out];
+                // LibTorch summed a product of one row (acting) in another order than a
+                // batch's; each keeps its own, so that results stay what they were.
+                if rows == 1 {
+                    out.copy_from_slice(b);
+                    host::add_rows(out, x, w);
+                } else {
+                    host::matmul(out, x, (fan_in, 1), w, fan_out, Some(b));
+                }
+            }
             if i + 1 < layers {
-                let per_slot = acts[i + 1].as_slice().len() / capacity_of(&acts[i + 1]);
-                host::relu(&mut acts[i + 1].as_mut_slice()[..live * per_slot]);
+                host::relu(&mut output[..live * rows * fan_out]);
             }
         }
     }
@@ -862,8 +862,8 @@ impl DqnReplicas {
             }
         }
         {
-            let online0 = stack.online[0].as_mut_slice();
-            let target0 = stack.target_act[0].as_mut_slice();
+            let online0 = &mut stack.online[0];
+            let target0 = &mut stack.target_act[0];
             for (r, replica) in self.replicas.iter_mut().enumerate() {
                 let Replica {
                     replay,
@@ -904,15 +904,9 @@ impl DqnReplicas {
                 }
             }
         }
-        let views = &self.views;
-        Self::forward(&views.w, &views.b, &views.online, &mut stack.online, live);
-        Self::forward(
-            &views.target_w,
-            &views.target_b,
-            &views.target_act,
-            &mut stack.target_act,
-            live,
-        );
+        let layout = &self.layout;
+        Self::forward(layout, &stack.params, &mut stack.online, batch, live);
+        Self::forward(layout, &stack.target, &mut stack.target_act, batch, live);
 
         // The loss Σ_m mean_b m_mb·(y_b − Q_m(o_tm1, a_b))², y = r + γ·d·max_a Q'_m(o_t, a),
         // as rlax.q_learning (no 0.5 factor): its gradient is 2/B·m·(Q − y) at the taken
@@ -922,9 +916,9 @@ impl DqnReplicas {
         let discount = self.config.discount;
         let scale = 2.0 / batch as f32;
         {
-            let q = stack.online[layers].as_slice();
-            let q_t = stack.target_act[layers].as_slice();
-            let delta = stack.delta[layers].as_mut_slice();
+            let q = &stack.online[layers];
+            let q_t = &stack.target_act[layers];
+            let delta = &mut stack.delta[layers];
             for (r, replica) in self.replicas.iter_mut().enumerate() {
                 let a_count = replica.num_actions;
                 for b in 0..batch {
@@ -975,28 +969,39 @@ impl DqnReplicas {
             }
         }
 
-        // Backward through the stacked layers.
+        // Backward through the stacked layers: per slot, the weight gradient `xᵀ·δ`, the
+        // bias gradient and the input's `δ·wᵀ` (through `w` transposed, so that the
+        // product reads rows).
         let row = self.layout.row;
         for i in (0..layers).rev() {
-            let _ = views.online_t[i].bmm_out(&views.grad_w[i], &views.delta[i + 1]);
-            {
-                let width = self.layout.dims[i + 1];
-                let b_off = self.layout.offsets[i].1;
-                let delta = stack.delta[i + 1].as_slice();
-                let grad = stack.grad.as_mut_slice();
-                for s in 0..live {
-                    host::column_sums(
-                        &mut grad[s * row + b_off..][..width],
-                        &delta[s * batch * width..][..batch * width],
-                    );
-                }
+            let (fan_in, fan_out) = (self.layout.dims[i], self.layout.dims[i + 1]);
+            let (w_off, b_off) = self.layout.offsets[i];
+            let (before, after) = stack.delta.split_at_mut(i + 1);
+            let (delta_in, delta) = (&mut before[i], &after[0]);
+            let w_t = &mut stack.w_t[..fan_in * fan_out];
+            for s in 0..live {
+                let d = &delta[s * batch * fan_out..][..batch * fan_out];
+                let x = &stack.online[i][s * batch * fan_in..][..batch * fan_in];
+                let grad = &mut stack.grad[s * row..][..row];
+                host::matmul(
+                    &mut grad[w_off..][..fan_in * fan_out],
+                    x,
+                    (1, fan_in),
+                    d,
+                    fan_out,
+                    None,
+                );
+                host::column_sums(&mut grad[b_off..][..fan_out], d);
+                host::transpose(
+                    &stack.params[s * row + w_off..][..fan_in * fan_out],
+                    fan_out,
+                    w_t,
+                );
+                let d_in = &mut delta_in[s * batch * fan_in..][..batch * fan_in];
+                host::matmul(d_in, d, (fan_out, 1), w_t, fan_in, None);
             }
-            let _ = views.delta[i + 1].bmm_out(&views.delta[i], &views.w_t[i]);
-            let n = live * batch * self.layout.dims[i];
-            host::relu_backward(
-                &mut stack.delta[i].as_mut_slice()[..n],
-                &stack.online[i].as_slice()[..n],
-            );
+            let n = live * batch * fan_in;
+            host::relu_backward(&mut delta_in[..n], &stack.online[i][..n]);
         }
 
         // The first layer's gradients, then the optimiser on everything.
@@ -1007,7 +1012,7 @@ impl DqnReplicas {
             self.sgd_steps,
         );
         {
-            let delta0 = stack.delta[0].as_slice();
+            let delta0 = &stack.delta[0];
             for (r, replica) in self.replicas.iter_mut().enumerate() {
                 let slot_rows = |m: usize| &delta0[(r * members + m) * batch * d0..][..batch * d0];
                 for m in 0..members {
@@ -1029,10 +1034,10 @@ impl DqnReplicas {
         }
         let n = live * row;
         host::apply(
-            &mut stack.params.as_mut_slice()[..n],
-            &mut stack.m.as_mut_slice()[..n],
-            &mut stack.v.as_mut_slice()[..n],
-            &mut stack.grad.as_mut_slice()[..n],
+            &mut stack.params[..n],
+            &mut stack.m[..n],
+            &mut stack.v[..n],
+            &mut stack.grad[..n],
             step,
         );
         // The JAX agent counts SGD steps here; TF's counts environment steps (quirk 34).
@@ -1040,8 +1045,7 @@ impl DqnReplicas {
             .sgd_steps
             .is_multiple_of(self.config.target_update_period)
         {
-            let params = &stack.params.as_slice()[..n];
-            stack.target.as_mut_slice()[..n].copy_from_slice(params);
+            stack.target[..n].copy_from_slice(&stack.params[..n]);
             for replica in &mut self.replicas {
                 replica.first.update_target();
                 if let Some(e) = &mut replica.ensemble {
@@ -1055,22 +1059,16 @@ impl DqnReplicas {
     }
 }
 
-/// The leading (slot) dimension a stacked tensor was made with.
-fn capacity_of(t: &HostTensor) -> usize {
-    t.tensor().size()[0] as usize
-}
-
 impl Stack {
     fn new(layout: &Layout, capacity: usize, batch: usize) -> Self {
-        let (cap, b) = (capacity as i64, batch as i64);
-        let flat = || HostTensor::zeros(&[cap, layout.row as i64]);
-        let per_layer = |rows: i64| {
-            layout
-                .dims
-                .iter()
-                .map(|&d| HostTensor::zeros(&[cap, rows, d as i64]))
+        let flat = || vec![0.0f32; capacity * layout.row];
+        let per_layer = |rows: usize| {
+            let sizes = layout.dims.iter();
+            sizes
+                .map(|&d| vec![0.0f32; capacity * rows * d])
                 .collect::<Vec<_>>()
         };
+        let widest = layout.dims.iter().max().expect("layers");
         Stack {
             params: flat(),
             target: flat(),
@@ -1078,63 +1076,21 @@ impl Stack {
             v: flat(),
             grad: flat(),
             act: per_layer(1),
-            online: per_layer(b),
-            target_act: per_layer(b),
-            delta: per_layer(b),
+            online: per_layer(batch),
+            target_act: per_layer(batch),
+            delta: per_layer(batch),
+            w_t: vec![0.0; widest * widest],
         }
     }
 
     /// Moves the rows of the replicas kept to the front, in order.
     fn compact(&mut self, kept: &[usize], row: usize) {
-        for buffer in [&mut self.params, &mut self.target, &mut self.m, &mut self.v] {
-            let data = buffer.as_mut_slice();
+        for data in [&mut self.params, &mut self.target, &mut self.m, &mut self.v] {
             for (to, &from) in kept.iter().enumerate() {
                 if to != from {
                     data.copy_within(from * row..(from + 1) * row, to * row);
                 }
             }
-        }
-    }
-}
-
-impl Views {
-    fn new(stack: &Stack, layout: &Layout, live: usize) -> Self {
-        let n = live as i64;
-        let live_rows = |t: &HostTensor| t.tensor().narrow(0, 0, n);
-        let weights = |flat: &HostTensor| -> (Vec<Tensor>, Vec<Tensor>) {
-            let flat = live_rows(flat);
-            layout
-                .offsets
-                .iter()
-                .enumerate()
-                .map(|(i, &(w, b))| {
-                    let (fan_in, fan_out) = (layout.dims[i] as i64, layout.dims[i + 1] as i64);
-                    (
-                        flat.narrow(1, w as i64, fan_in * fan_out)
-                            .view([n, fan_in, fan_out]),
-                        flat.narrow(1, b as i64, fan_out).view([n, 1, fan_out]),
-                    )
-                })
-                .unzip()
-        };
-        let (w, b) = weights(&stack.params);
-        let (target_w, target_b) = weights(&stack.target);
-        let (grad_w, _) = weights(&stack.grad);
-        let all = |ts: &[HostTensor]| ts.iter().map(live_rows).collect::<Vec<_>>();
-        let transposed = |ts: &[Tensor]| ts.iter().map(|t| t.transpose(1, 2)).collect();
-        let online = all(&stack.online);
-        Views {
-            w_t: transposed(&w),
-            w,
-            b,
-            target_w,
-            target_b,
-            grad_w,
-            act: all(&stack.act),
-            online_t: transposed(&online),
-            online,
-            target_act: all(&stack.target_act),
-            delta: all(&stack.delta),
         }
     }
 }
@@ -1188,7 +1144,7 @@ impl BatchAgent for DqnReplicas {
         let d0 = self.layout.dims[0];
         let live = self.replicas.len();
         {
-            let act0 = self.stack.act[0].as_mut_slice();
+            let act0 = &mut self.stack.act[0];
             for (r, (replica, timestep)) in self.replicas.iter().zip(timesteps).enumerate() {
                 let out = &mut act0[r * d0..][..d0];
                 out.copy_from_slice(&replica.first.b);
@@ -1196,16 +1152,11 @@ impl BatchAgent for DqnReplicas {
                 host::relu(out);
             }
         }
-        Self::forward(
-            &self.views.w,
-            &self.views.b,
-            &self.views.act,
-            &mut self.stack.act,
-            live,
-        );
+        let stack = &mut self.stack;
+        Self::forward(&self.layout, &stack.params, &mut stack.act, 1, live);
         let layers = self.layout.layers();
         let out = self.layout.dims[layers];
-        let q = self.stack.act[layers].as_slice();
+        let q = &self.stack.act[layers];
         for (r, (replica, action)) in self.replicas.iter_mut().zip(actions.iter_mut()).enumerate() {
             if !replica.explores {
                 let q = &q[r * out..][..replica.num_actions];
@@ -1249,7 +1200,6 @@ impl BatchAgent for DqnReplicas {
         let mut flags = keep.iter();
         self.replicas
             .retain(|_| *flags.next().expect("one flag per replica"));
-        self.views = Views::new(&self.stack, &self.layout, self.slots());
     }
 }
 

@@ -1,56 +1,13 @@
-//! CPU tensors the host reads and writes in place, and the host-side kernels of the
-//! lockstep agents: sparse first layers, ReLU backward, column sums and the optimisers
-//! (Adam, SGD, RMSProp).
+//! The host-side kernels of the lockstep agents: dense and sparse layers, their
+//! gradients, ReLU, column sums and the optimisers (Adam, SGD, RMSProp).
 //!
 //! Every kernel is a plain loop in a fixed order. Rust never fuses a multiply and an add
-//! into one rounding, so a kernel gives the same bits whatever SIMD width the CPU offers;
-//! the wide versions are only faster. That, and per-replica slabs aligned to 64 bytes for
-//! LibTorch's matrix products, is what makes a replica's results independent of which
-//! other replicas share its batch.
-
-use tch::{Device, Kind, Tensor};
+//! into one rounding unless told to (`mul_add`, which is one rounding everywhere), so a
+//! kernel gives the same bits whatever SIMD width the CPU offers; the wide versions are
+//! only faster. That is what makes a replica's results independent of which other
+//! replicas share its batch.
 
 use crate::config::Optimizer;
-
-/// A contiguous `f32` CPU tensor whose memory is also accessed as a slice.
-///
-/// The tensor is created here and never resized, so its memory stays where it is. LibTorch
-/// writes into it only through `*_out` calls made while no slice of it is borrowed.
-pub(crate) struct HostTensor {
-    tensor: Tensor,
-    ptr: *mut f32,
-    len: usize,
-}
-
-impl HostTensor {
-    /// Zeros of `shape`. LibTorch aligns CPU allocations to 64 bytes.
-    pub(crate) fn zeros(shape: &[i64]) -> Self {
-        let tensor = Tensor::zeros(shape, (Kind::Float, Device::Cpu));
-        let len = tensor.numel();
-        let ptr = tensor.data_ptr() as *mut f32;
-        assert!(
-            len == 0 || (ptr as usize).is_multiple_of(64),
-            "unaligned CPU tensor"
-        );
-        HostTensor { tensor, ptr, len }
-    }
-
-    /// The tensor, for LibTorch calls.
-    pub(crate) fn tensor(&self) -> &Tensor {
-        &self.tensor
-    }
-
-    pub(crate) fn as_slice(&self) -> &[f32] {
-        // SAFETY: `ptr` points to `len` initialised floats owned by `tensor`, which lives as
-        // long as `self`; no LibTorch call writes it while this borrow is alive.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
-    }
-
-    pub(crate) fn as_mut_slice(&mut self) -> &mut [f32] {
-        // SAFETY: as in `as_slice`, and `&mut self` makes this the only borrow.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
-    }
-}
 
 /// Rounds `n` up to a multiple of 16 floats (64 bytes).
 pub(crate) fn pad16(n: usize) -> usize {
@@ -353,6 +310,278 @@ kernel! {
                         *g += x * d;
                     }
                 }
+            }
+        }
+    }
+}
+
+/// `out = a·b`, plus `bias` on every row if given: `b` is `[k, n]` and `out` is `[m, n]`,
+/// row-major with `n` a multiple of 16, and element `(i, p)` of `a` is
+/// `a[i·a_strides.0 + p·a_strides.1]`, so `a` may be stored transposed.
+///
+/// Each `out[i][j]` is one chain of fused multiply-adds over `p` in order, from zero, with
+/// the bias added last. That is the order MKL's sgemm takes on the stacked layers' shapes
+/// (a batch of rows by 16 to 128), so these products give the bits LibTorch's `bmm` and
+/// `baddbmm` gave there; `mul_add` keeps them the same on every instruction set, and only
+/// the tile of outputs summed in registers at once depends on it. Unlike a BLAS, nothing is
+/// packed or scaled, which on these small products was a third of LibTorch's time.
+pub(crate) fn matmul(
+    out: &mut [f32],
+    a: &[f32],
+    a_strides: (usize, usize),
+    b: &[f32],
+    n: usize,
+    bias: Option<&[f32]>,
+) {
+    assert!(
+        n.is_multiple_of(16) && out.len().is_multiple_of(n) && b.len().is_multiple_of(n),
+        "matmul: {n} columns, {} outputs, {} weights",
+        out.len(),
+        b.len()
+    );
+    let (m, k) = (out.len() / n, b.len() / n);
+    if m == 0 {
+        return;
+    }
+    let (a_row, a_col) = a_strides;
+    assert!(
+        k == 0 || (m - 1) * a_row + (k - 1) * a_col < a.len(),
+        "matmul: `a` too short"
+    );
+    assert!(bias.is_none_or(|c| c.len() >= n), "matmul: bias too short");
+    #[cfg(target_arch = "x86_64")]
+    match simd_level() {
+        // SAFETY: the CPU has the features (checked by `simd_level`), and every index
+        // the kernels read or write is within the slices (checked above).
+        SimdLevel::Avx512 => return unsafe { simd::matmul_avx512(out, a, a_strides, b, n, bias) },
+        SimdLevel::Avx2 => return unsafe { simd::matmul_avx2(out, a, a_strides, b, n, bias) },
+        SimdLevel::Baseline => {}
+    }
+    let whole = m - m % 4;
+    for first in (0..m).step_by(4) {
+        for c in (0..n).step_by(16) {
+            if first < whole {
+                matmul_tile::<4, 16>(out, (first, c), a, a_strides, b, n, bias);
+            } else {
+                for row in first..m {
+                    matmul_tile::<1, 16>(out, (row, c), a, a_strides, b, n, bias);
+                }
+            }
+        }
+    }
+}
+
+/// [`matmul`] in registers, with intrinsics: LLVM's vectoriser assembled the generic
+/// tile's vectors from pieces, at half the speed.
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use std::arch::x86_64::*;
+
+    /// Tiles of 8 rows by 32 columns (16 accumulators of the 32 registers), then 16
+    /// columns, then single rows.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn matmul_avx512(
+        out: &mut [f32],
+        a: &[f32],
+        a_strides: (usize, usize),
+        b: &[f32],
+        n: usize,
+        bias: Option<&[f32]>,
+    ) {
+        let m = out.len() / n;
+        let k = b.len() / n;
+        let whole = m - m % 8;
+        let mut first = 0;
+        while first < m {
+            let mut c = 0;
+            while c < n {
+                let wide = c + 32 <= n;
+                // SAFETY: rows `first..` and columns `c..` of a tile are within `m` and `n`.
+                unsafe {
+                    let o = out.as_mut_ptr().add(first * n + c);
+                    let x = a.as_ptr().add(first * a_strides.0);
+                    let y = b.as_ptr().add(c);
+                    let z = bias.map(|z| z.as_ptr().add(c));
+                    match (first < whole, wide) {
+                        (true, true) => tile_512::<8, 2>(o, x, a_strides, y, n, k, z),
+                        (true, false) => tile_512::<8, 1>(o, x, a_strides, y, n, k, z),
+                        (false, true) => tile_512::<1, 2>(o, x, a_strides, y, n, k, z),
+                        (false, false) => tile_512::<1, 1>(o, x, a_strides, y, n, k, z),
+                    }
+                }
+                c += if wide { 32 } else { 16 };
+            }
+            first += if first < whole { 8 } else { 1 };
+        }
+    }
+
+    /// `R` rows by `V` registers of 16 columns; pointers at the tile's first element.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn tile_512<const R: usize, const V: usize>(
+        out: *mut f32,
+        a: *const f32,
+        (a_row, a_col): (usize, usize),
+        b: *const f32,
+        n: usize,
+        k: usize,
+        bias: Option<*const f32>,
+    ) {
+        let mut acc = [[_mm512_setzero_ps(); V]; R];
+        let mut bp = [_mm512_setzero_ps(); V];
+        for p in 0..k {
+            for (v, bv) in bp.iter_mut().enumerate() {
+                // SAFETY (this block and below): within the tile (see `matmul_avx512`).
+                *bv = unsafe { _mm512_loadu_ps(b.add(p * n + 16 * v)) };
+            }
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let x = _mm512_set1_ps(unsafe { *a.add(r * a_row + p * a_col) });
+                for (s, &y) in acc.iter_mut().zip(&bp) {
+                    *s = _mm512_fmadd_ps(x, y, *s);
+                }
+            }
+        }
+        for (r, acc) in acc.iter().enumerate() {
+            for (v, &s) in acc.iter().enumerate() {
+                let s = match bias {
+                    Some(z) => _mm512_add_ps(s, unsafe { _mm512_loadu_ps(z.add(16 * v)) }),
+                    None => s,
+                };
+                unsafe { _mm512_storeu_ps(out.add(r * n + 16 * v), s) };
+            }
+        }
+    }
+
+    /// Tiles of 6 rows by 16 columns (12 accumulators of the 16 registers), then single
+    /// rows.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn matmul_avx2(
+        out: &mut [f32],
+        a: &[f32],
+        a_strides: (usize, usize),
+        b: &[f32],
+        n: usize,
+        bias: Option<&[f32]>,
+    ) {
+        let m = out.len() / n;
+        let k = b.len() / n;
+        let whole = m - m % 6;
+        let mut first = 0;
+        while first < m {
+            for c in (0..n).step_by(16) {
+                // SAFETY: rows `first..` and columns `c..` of a tile are within `m` and `n`.
+                unsafe {
+                    let o = out.as_mut_ptr().add(first * n + c);
+                    let x = a.as_ptr().add(first * a_strides.0);
+                    let y = b.as_ptr().add(c);
+                    let z = bias.map(|z| z.as_ptr().add(c));
+                    if first < whole {
+                        tile_256::<6>(o, x, a_strides, y, n, k, z);
+                    } else {
+                        tile_256::<1>(o, x, a_strides, y, n, k, z);
+                    }
+                }
+            }
+            first += if first < whole { 6 } else { 1 };
+        }
+    }
+
+    /// `R` rows by 16 columns (two registers); pointers at the tile's first element.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn tile_256<const R: usize>(
+        out: *mut f32,
+        a: *const f32,
+        (a_row, a_col): (usize, usize),
+        b: *const f32,
+        n: usize,
+        k: usize,
+        bias: Option<*const f32>,
+    ) {
+        let mut acc = [[_mm256_setzero_ps(); 2]; R];
+        for p in 0..k {
+            // SAFETY (this block and below): within the tile (see `matmul_avx2`).
+            let bp = unsafe {
+                [
+                    _mm256_loadu_ps(b.add(p * n)),
+                    _mm256_loadu_ps(b.add(p * n + 8)),
+                ]
+            };
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let x = _mm256_set1_ps(unsafe { *a.add(r * a_row + p * a_col) });
+                for (s, &y) in acc.iter_mut().zip(&bp) {
+                    *s = _mm256_fmadd_ps(x, y, *s);
+                }
+            }
+        }
+        for (r, acc) in acc.iter().enumerate() {
+            for (v, &s) in acc.iter().enumerate() {
+                let s = match bias {
+                    Some(z) => _mm256_add_ps(s, unsafe { _mm256_loadu_ps(z.add(8 * v)) }),
+                    None => s,
+                };
+                unsafe { _mm256_storeu_ps(out.add(r * n + 8 * v), s) };
+            }
+        }
+    }
+}
+
+/// Rows `first..first + R` and columns `c..c + C` of [`matmul`]'s `out`, without SIMD
+/// intrinsics (LLVM vectorises it where it can).
+#[inline(always)]
+fn matmul_tile<const R: usize, const C: usize>(
+    out: &mut [f32],
+    (first, c): (usize, usize),
+    a: &[f32],
+    (a_row, a_col): (usize, usize),
+    b: &[f32],
+    n: usize,
+    bias: Option<&[f32]>,
+) {
+    let k = b.len() / n;
+    let mut acc = [[0.0f32; C]; R];
+    for p in 0..k {
+        let bp: &[f32; C] = b[p * n + c..][..C].try_into().expect("C floats");
+        for (r, acc) in acc.iter_mut().enumerate() {
+            let x = a[(first + r) * a_row + p * a_col];
+            for (s, &y) in acc.iter_mut().zip(bp) {
+                *s = x.mul_add(y, *s);
+            }
+        }
+    }
+    for (r, acc) in acc.iter().enumerate() {
+        let o = &mut out[(first + r) * n + c..][..C];
+        match bias {
+            Some(bias) => {
+                for ((o, &s), &b) in o.iter_mut().zip(acc).zip(&bias[c..c + C]) {
+                    *o = s + b;
+                }
+            }
+            None => o.copy_from_slice(acc),
+        }
+    }
+}
+
+/// `out = wᵀ` for `w` of `cols` columns (`out` has `cols` rows).
+pub(crate) fn transpose(w: &[f32], cols: usize, out: &mut [f32]) {
+    let rows = w.len() / cols;
+    for (k, row) in w.chunks_exact(cols).enumerate() {
+        for (j, &x) in row.iter().enumerate() {
+            out[j * rows + k] = x;
+        }
+    }
+}
+
+kernel! {
+    /// `out += Σ_k x_k · w[k]` over every input in order (`w` row-major, rows as wide as
+    /// `out`), each product rounded before its addition: LibTorch's order for a product
+    /// of one row. Unlike [`add_dense_rows`] it does not skip zero inputs, so it gives
+    /// LibTorch's bits even where a sum is `-0.0`.
+    pub(crate) fn add_rows(out: &mut [f32], x: &[f32], w: &[f32]) {
+        let width = out.len();
+        for (k, &x) in x.iter().enumerate() {
+            for (o, &wk) in out.iter_mut().zip(&w[k * width..][..width]) {
+                *o += x * wk;
             }
         }
     }
@@ -819,6 +1048,54 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn matmul_is_one_fused_chain_per_output_then_the_bias() {
+        let mut rng = bsuite_envs::RandomState::new(11);
+        // 13 rows: whole tiles and rows left over on every instruction set; 48 columns: a
+        // 32-wide block and a 16-wide one; a third of `a` zero, as after a ReLU.
+        let (m, k, n) = (13, 37, 48);
+        let a: Vec<f32> = (0..m * k)
+            .map(|_| {
+                if rng.rand() < 0.33 {
+                    0.0
+                } else {
+                    rng.randn() as f32
+                }
+            })
+            .collect();
+        let b: Vec<f32> = (0..k * n).map(|_| rng.randn() as f32).collect();
+        let bias: Vec<f32> = (0..n).map(|_| rng.randn() as f32).collect();
+        let a_t: Vec<f32> = (0..k * m).map(|i| a[(i % m) * k + i / m]).collect();
+        for (stored, strides, add) in [(&a, (k, 1), Some(&bias[..])), (&a_t, (1, m), None)] {
+            let mut out = vec![f32::NAN; m * n];
+            matmul(&mut out, stored, strides, &b, n, add);
+            for i in 0..m {
+                for j in 0..n {
+                    let chain = (0..k).fold(0.0f32, |s, p| a[i * k + p].mul_add(b[p * n + j], s));
+                    let expect = add.map_or(chain, |c| chain + c[j]);
+                    assert_eq!(out[i * n + j].to_bits(), expect.to_bits(), "[{i}][{j}]");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn add_rows_rounds_each_product_and_keeps_zero_inputs() {
+        let (k, width) = (5, 19);
+        let w: Vec<f32> = (0..k * width).map(|i| (i as f32 * 0.29).sin()).collect();
+        let x = [0.5, 0.0, -1.25, 0.0, 2.0];
+        let mut out = vec![-0.0f32; width];
+        add_rows(&mut out, &x, &w);
+        for j in 0..width {
+            let expect = (0..k).fold(-0.0f32, |o, p| o + x[p] * w[p * width + j]);
+            assert_eq!(out[j].to_bits(), expect.to_bits(), "[{j}]");
+        }
+        // LibTorch adds a zero input's product too, and `-0.0 + 0·w` is `+0.0`.
+        let mut zero = [-0.0f32; 3];
+        add_rows(&mut zero, &[0.0], &[1.0, 2.0, 3.0]);
+        assert_eq!(zero.map(f32::to_bits), [0.0f32.to_bits(); 3]);
     }
 
     #[test]

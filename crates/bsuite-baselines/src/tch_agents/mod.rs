@@ -97,6 +97,31 @@ pub enum DeviceError {
     },
 }
 
+/// Runs `reps` products of two 256×256 matrices with the kernel the DQN agents' stacked
+/// layers use on the host, and returns the floating-point operations done: a bench times
+/// it to learn this CPU's matrix-product rate, the compute bound of those agents.
+///
+/// ```no_run
+/// let start = std::time::Instant::now();
+/// let flops = bsuite_baselines::tch_agents::host_matmul_256(100);
+/// println!("{:.1} GFLOP/s", flops / start.elapsed().as_secs_f64() / 1e9);
+/// ```
+pub fn host_matmul_256(reps: u32) -> f64 {
+    const N: usize = 256;
+    let a: Vec<f32> = (0..N * N)
+        .map(|i| ((i * 7919) % 1009) as f32 / 1009.0 - 0.5)
+        .collect();
+    let b: Vec<f32> = (0..N * N)
+        .map(|i| ((i * 104_729) % 1013) as f32 / 1013.0 - 0.5)
+        .collect();
+    let mut out = vec![0.0f32; N * N];
+    for _ in 0..reps {
+        host::matmul(&mut out, std::hint::black_box(&a), (N, 1), &b, N, None);
+        std::hint::black_box(&mut out);
+    }
+    2.0 * (N as f64).powi(3) * f64::from(reps)
+}
+
 /// The LibTorch device of an agent's setup (checked by [`check_device`] before a run).
 fn torch_device(setup: &AgentSetup) -> Device {
     match setup.device {
