@@ -472,6 +472,9 @@ impl From<BootDqnConfig> for Settings {
 struct Layout {
     /// `[d0, d1, ..., dL]`: the first layer's width, later widths, padded actions last.
     dims: Vec<usize>,
+    /// The hidden layers' widths before padding (`dims[..L]` padded): products sum over
+    /// these only, since a padded input is always zero.
+    hidden: Vec<usize>,
     /// `(weights, biases)` offsets of stacked layer `i` (mapping `dims[i]` to `dims[i+1]`).
     offsets: Vec<(usize, usize)>,
     /// Floats per replica row (a multiple of 16).
@@ -479,8 +482,11 @@ struct Layout {
 }
 
 impl Layout {
-    fn new(dims: Vec<usize>) -> Self {
-        // Every block starts on 64 bytes, so that every slot's matrices are aligned alike.
+    /// Hidden layers `hidden` wide and up to `actions` actions, padded to multiples of 16:
+    /// `host::matmul` takes columns 16 at a time.
+    fn new(hidden: &[usize], actions: usize) -> Self {
+        let mut dims: Vec<usize> = hidden.iter().map(|&h| pad16(h)).collect();
+        dims.push(pad16(actions));
         let mut offsets = Vec::new();
         let mut row = 0;
         for pair in dims.windows(2) {
@@ -489,7 +495,12 @@ impl Layout {
             offsets.push((w, b));
             row = pad16(b + pair[1]);
         }
-        Layout { dims, offsets, row }
+        Layout {
+            dims,
+            hidden: hidden.to_vec(),
+            offsets,
+            row,
+        }
     }
 
     fn layers(&self) -> usize {
@@ -573,10 +584,7 @@ impl DqnReplicas {
             .map(|s| s.action_spec.num_actions)
             .max()
             .unwrap_or(1);
-        // Multiples of 16: `host::matmul` takes columns 16 at a time.
-        let mut dims: Vec<usize> = config.hidden.iter().map(|&h| pad16(h)).collect();
-        dims.push(pad16(max_actions));
-        let layout = Layout::new(dims);
+        let layout = Layout::new(&config.hidden, max_actions);
         let capacity = specs.len() * config.members;
         let stack = Stack::new(&layout, capacity, config.batch_size);
         let mut agent = DqnReplicas {
@@ -766,6 +774,8 @@ impl DqnReplicas {
                     out.copy_from_slice(b);
                     host::add_rows(out, x, w);
                 } else {
+                    // A padded input adds an exact zero to a chain that never is -0.0.
+                    let w = &w[..layout.hidden[i] * fan_out];
                     host::matmul(out, x, (fan_in, 1), w, fan_out, Some(b));
                 }
             }
@@ -971,7 +981,8 @@ impl DqnReplicas {
 
         // Backward through the stacked layers: per slot, the weight gradient `xᵀ·δ`, the
         // bias gradient and the input's `δ·wᵀ` (through `w` transposed, so that the
-        // product reads rows).
+        // product reads rows). Sums skip padded inputs and outputs, whose terms are exact
+        // zeros; the gradient rows of padded inputs stay zero.
         let row = self.layout.row;
         for i in (0..layers).rev() {
             let (fan_in, fan_out) = (self.layout.dims[i], self.layout.dims[i + 1]);
@@ -979,26 +990,29 @@ impl DqnReplicas {
             let (before, after) = stack.delta.split_at_mut(i + 1);
             let (delta_in, delta) = (&mut before[i], &after[0]);
             let w_t = &mut stack.w_t[..fan_in * fan_out];
+            let inputs = self.layout.hidden[i];
             for s in 0..live {
+                let outputs = match self.layout.hidden.get(i + 1) {
+                    Some(&width) => width,
+                    None => self.replicas[s / members].num_actions,
+                };
                 let d = &delta[s * batch * fan_out..][..batch * fan_out];
                 let x = &stack.online[i][s * batch * fan_in..][..batch * fan_in];
                 let grad = &mut stack.grad[s * row..][..row];
+                let grad_w = &mut grad[w_off..][..inputs * fan_out];
+                host::matmul(grad_w, x, (1, fan_in), d, fan_out, None);
+                host::column_sums(&mut grad[b_off..][..fan_out], d);
+                let w = &stack.params[s * row + w_off..][..fan_in * fan_out];
+                host::transpose(w, fan_out, w_t);
+                let d_in = &mut delta_in[s * batch * fan_in..][..batch * fan_in];
                 host::matmul(
-                    &mut grad[w_off..][..fan_in * fan_out],
-                    x,
-                    (1, fan_in),
+                    d_in,
                     d,
-                    fan_out,
+                    (fan_out, 1),
+                    &w_t[..outputs * fan_in],
+                    fan_in,
                     None,
                 );
-                host::column_sums(&mut grad[b_off..][..fan_out], d);
-                host::transpose(
-                    &stack.params[s * row + w_off..][..fan_in * fan_out],
-                    fan_out,
-                    w_t,
-                );
-                let d_in = &mut delta_in[s * batch * fan_in..][..batch * fan_in];
-                host::matmul(d_in, d, (fan_out, 1), w_t, fan_in, None);
             }
             let n = live * batch * fan_in;
             host::relu_backward(&mut delta_in[..n], &stack.online[i][..n]);
