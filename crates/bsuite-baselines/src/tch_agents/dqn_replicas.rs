@@ -989,7 +989,6 @@ impl DqnReplicas {
             let (w_off, b_off) = self.layout.offsets[i];
             let (before, after) = stack.delta.split_at_mut(i + 1);
             let (delta_in, delta) = (&mut before[i], &after[0]);
-            let w_t = &mut stack.w_t[..fan_in * fan_out];
             let inputs = self.layout.hidden[i];
             for s in 0..live {
                 let outputs = match self.layout.hidden.get(i + 1) {
@@ -1003,16 +1002,10 @@ impl DqnReplicas {
                 host::matmul(grad_w, x, (1, fan_in), d, fan_out, None);
                 host::column_sums(&mut grad[b_off..][..fan_out], d);
                 let w = &stack.params[s * row + w_off..][..fan_in * fan_out];
+                let w_t = &mut stack.w_t[..outputs * fan_in];
                 host::transpose(w, fan_out, w_t);
                 let d_in = &mut delta_in[s * batch * fan_in..][..batch * fan_in];
-                host::matmul(
-                    d_in,
-                    d,
-                    (fan_out, 1),
-                    &w_t[..outputs * fan_in],
-                    fan_in,
-                    None,
-                );
+                host::matmul(d_in, d, (fan_out, 1), w_t, fan_in, None);
             }
             let n = live * batch * fan_in;
             host::relu_backward(&mut delta_in[..n], &stack.online[i][..n]);

@@ -562,12 +562,13 @@ fn matmul_tile<const R: usize, const C: usize>(
     }
 }
 
-/// `out = wᵀ` for `w` of `cols` columns (`out` has `cols` rows).
+/// The first `out.len() / rows` columns of `w` (`rows` rows of `cols`, row-major) as
+/// the rows of `out`: `out = wᵀ`, or its first rows.
 pub(crate) fn transpose(w: &[f32], cols: usize, out: &mut [f32]) {
     let rows = w.len() / cols;
-    for (k, row) in w.chunks_exact(cols).enumerate() {
-        for (j, &x) in row.iter().enumerate() {
-            out[j * rows + k] = x;
+    for (j, out) in out.chunks_exact_mut(rows).enumerate() {
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = w[k * cols + j];
         }
     }
 }
@@ -1079,6 +1080,15 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn transpose_writes_the_first_columns_as_rows() {
+        // w is 2 × 3: [[0, 1, 2], [3, 4, 5]]; its first two columns become two rows.
+        let w = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
+        let mut out = [f32::NAN; 4];
+        transpose(&w, 3, &mut out);
+        assert_eq!(out, [0.0, 3.0, 1.0, 4.0]);
     }
 
     #[test]
