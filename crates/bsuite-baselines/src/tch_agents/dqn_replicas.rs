@@ -506,9 +506,21 @@ impl Layout {
     fn layers(&self) -> usize {
         self.offsets.len()
     }
+
+    /// Floats of one slot's activations of every layer, `rows` rows each.
+    fn acts_len(&self, rows: usize) -> usize {
+        rows * self.dims.iter().sum::<usize>()
+    }
+
+    /// Where layer `i`'s activations (`rows × dims[i]`, row-major) start in a slot's
+    /// activations: layer 0 is the first layer's output, layer `L` the Q-values.
+    fn act_offset(&self, i: usize, rows: usize) -> usize {
+        rows * self.dims[..i].iter().sum::<usize>()
+    }
 }
 
-/// Stacked buffers, one block a slot; the first `slots()` blocks are live.
+/// Stacked parameters, one block a slot, the first `slots()` of them live, and the
+/// activations of one replica's SGD step.
 struct Stack {
     /// Parameters, `layout.row` floats a slot.
     params: Vec<f32>,
@@ -516,14 +528,15 @@ struct Stack {
     m: Vec<f32>,
     v: Vec<f32>,
     grad: Vec<f32>,
-    /// Activations when acting, `dims[i]` floats a slot, for `i` in `0..=L`.
-    act: Vec<Vec<f32>>,
-    /// Online activations of the sampled `o_tm1`, `batch × dims[i]` floats a slot.
-    online: Vec<Vec<f32>>,
-    /// Target activations of the sampled `o_t`.
-    target_act: Vec<Vec<f32>>,
-    /// Loss gradients with respect to `online`.
-    delta: Vec<Vec<f32>>,
+    /// Activations when acting, `layout.acts_len(1)` floats a slot.
+    act: Vec<f32>,
+    /// Online activations of the sampled `o_tm1` of one replica's members,
+    /// `layout.acts_len(batch)` floats a member.
+    online: Vec<f32>,
+    /// Target activations of the sampled `o_t`, as `online`.
+    target_act: Vec<f32>,
+    /// Loss gradients with respect to `online`, as `online`.
+    delta: Vec<f32>,
     /// One slot's weights of one layer, transposed, for the backward pass.
     w_t: Vec<f32>,
 }
@@ -585,8 +598,7 @@ impl DqnReplicas {
             .max()
             .unwrap_or(1);
         let layout = Layout::new(&config.hidden, max_actions);
-        let capacity = specs.len() * config.members;
-        let stack = Stack::new(&layout, capacity, config.batch_size);
+        let stack = Stack::new(&layout, specs.len(), config.members, config.batch_size);
         let mut agent = DqnReplicas {
             replicas: Vec::with_capacity(specs.len()),
             config,
@@ -753,38 +765,6 @@ impl DqnReplicas {
         ensemble.active_member = m;
     }
 
-    /// Runs the stacked layers of the first `live` slots forward from `acts[0]` (the
-    /// first layer's output, already written), `rows` inputs a slot, writing every later
-    /// layer's activations into `acts`.
-    fn forward(layout: &Layout, params: &[f32], acts: &mut [Vec<f32>], rows: usize, live: usize) {
-        let layers = layout.layers();
-        for i in 0..layers {
-            let (fan_in, fan_out) = (layout.dims[i], layout.dims[i + 1]);
-            let (w_off, b_off) = layout.offsets[i];
-            let (done, next) = acts.split_at_mut(i + 1);
-            let (input, output) = (&done[i], &mut next[0]);
-            for s in 0..live {
-                let p = &params[s * layout.row..][..layout.row];
-                let (w, b) = (&p[w_off..][..fan_in * fan_out], &p[b_off..][..fan_out]);
-                let x = &input[s * rows * fan_in..][..rows * fan_in];
-                let out = &mut output[s * rows * fan_out..][..rows * fan_out];
-                // LibTorch summed a product of one row (acting) in another order than a
-                // batch's; each keeps its own, so that results stay what they were.
-                if rows == 1 {
-                    out.copy_from_slice(b);
-                    host::add_rows(out, x, w);
-                } else {
-                    // A padded input adds an exact zero to a chain that never is -0.0.
-                    let w = &w[..layout.hidden[i] * fan_out];
-                    host::matmul(out, x, (fan_in, 1), w, fan_out, Some(b));
-                }
-            }
-            if i + 1 < layers {
-                host::relu(&mut output[..live * rows * fan_out]);
-            }
-        }
-    }
-
     /// Records one replica's transition in its replay (with the ensemble's masks and
     /// prior values), drawing what bsuite's agents draw at that point.
     fn record(replica: &mut Replica, timestep: &TimeStep, action: usize, new: &TimeStep) {
@@ -852,9 +832,12 @@ impl DqnReplicas {
     fn sgd_step(&mut self) {
         let batch = self.config.batch_size;
         let members = self.config.members;
-        let live = self.slots();
-        let d0 = self.layout.dims[0];
-        let stack = &mut self.stack;
+        let layout = &self.layout;
+        let (d0, row) = (layout.dims[0], layout.row);
+        let layers = layout.layers();
+        let out = layout.dims[layers];
+        let slot_len = layout.acts_len(batch);
+        let last = layout.act_offset(layers, batch);
         // Every replica's sample first, then its transitions fetched in overlapping
         // stages: random replay reads are cache misses, and this way they queue at once.
         for replica in &mut self.replicas {
@@ -871,187 +854,151 @@ impl DqnReplicas {
                 replica.replay.prefetch(&replica.indices, stage);
             }
         }
-        {
-            let online0 = &mut stack.online[0];
-            let target0 = &mut stack.target_act[0];
-            for (r, replica) in self.replicas.iter_mut().enumerate() {
-                let Replica {
-                    replay,
-                    first,
-                    indices,
-                    actions,
-                    rewards,
-                    discounts,
-                    ensemble,
-                    num_actions,
-                    ..
-                } = replica;
-                for (b, &slot) in indices.iter().enumerate() {
-                    let t = replay.get(slot);
-                    (actions[b], rewards[b], discounts[b]) = (t.action, t.reward, t.discount);
-                    // Member m's row b is in slot r·members + m, `batch` rows a slot.
-                    let at = (r * members * batch + b) * d0;
-                    first.forward_sparse(false, t.o_tm1, &mut online0[at..], batch * d0);
-                    first.forward_sparse(true, t.o_t, &mut target0[at..], batch * d0);
-                }
-                // Before the first target update the targets' priors are their own.
-                if let Some(e) = ensemble.as_mut().filter(|e| !e.targets_synced) {
-                    let width = members * *num_actions;
-                    e.target_prior_values.resize(batch * width, 0.0);
-                    for (b, &slot) in indices.iter().enumerate() {
-                        e.dense.fill(0.0);
-                        for &(k, x) in replay.get(slot).o_t {
-                            e.dense[k as usize] = x;
-                        }
-                        Ensemble::prior_values(
-                            &e.target_priors,
-                            e.prior_scale,
-                            &e.dense,
-                            &mut e.acts,
-                            &mut e.target_prior_values[b * width..(b + 1) * width],
-                        );
-                    }
-                }
-            }
-        }
-        let layout = &self.layout;
-        Self::forward(layout, &stack.params, &mut stack.online, batch, live);
-        Self::forward(layout, &stack.target, &mut stack.target_act, batch, live);
-
-        // The loss Σ_m mean_b m_mb·(y_b − Q_m(o_tm1, a_b))², y = r + γ·d·max_a Q'_m(o_t, a),
-        // as rlax.q_learning (no 0.5 factor): its gradient is 2/B·m·(Q − y) at the taken
-        // action. An ensemble's Q and Q' include the members' scaled priors.
-        let layers = self.layout.layers();
-        let out = self.layout.dims[layers];
-        let discount = self.config.discount;
-        let scale = 2.0 / batch as f32;
-        {
-            let q = &stack.online[layers];
-            let q_t = &stack.target_act[layers];
-            let delta = &mut stack.delta[layers];
-            for (r, replica) in self.replicas.iter_mut().enumerate() {
-                let a_count = replica.num_actions;
-                for b in 0..batch {
-                    // An ensemble's priors and masks of this sample, looked up once for
-                    // all its members.
-                    let extra = match &replica.ensemble {
-                        Some(_) => replica.replay.get(replica.indices[b]).extra,
-                        None => &[],
-                    };
-                    for m in 0..members {
-                        let at = ((r * members + m) * batch + b) * out;
-                        let a = replica.actions[b];
-                        let row = &mut delta[at..at + out];
-                        row.fill(0.0);
-                        let Some(e) = &replica.ensemble else {
-                            let max_q = q_t[at..at + a_count]
-                                .iter()
-                                .copied()
-                                .fold(f32::NEG_INFINITY, f32::max);
-                            let y = replica.rewards[b] + (replica.discounts[b] * discount) * max_q;
-                            row[a] = (q[at + a] - y) * scale;
-                            continue;
-                        };
-                        let width = members * a_count;
-                        let member = m * a_count..(m + 1) * a_count;
-                        let prior_tm1 = &extra[member.clone()];
-                        let prior_t = if e.targets_synced {
-                            &extra[width..2 * width][member]
-                        } else {
-                            &e.target_prior_values[b * width..(b + 1) * width][member]
-                        };
-                        let mask = extra[2 * width + m];
-                        let max_q = q_t[at..at + a_count]
-                            .iter()
-                            .zip(prior_t)
-                            .map(|(&q, &p)| q + p)
-                            .fold(f32::NEG_INFINITY, f32::max);
-                        // The member's reward noise, if any, joins the reward first.
-                        let reward = if e.noisy() {
-                            replica.rewards[b] + extra[2 * width + members + m]
-                        } else {
-                            replica.rewards[b]
-                        };
-                        let y = reward + (replica.discounts[b] * discount) * max_q;
-                        row[a] = ((q[at + a] + prior_tm1[a]) - y) * scale * mask;
-                    }
-                }
-            }
-        }
-
-        // Backward through the stacked layers: per slot, the weight gradient `xᵀ·δ`, the
-        // bias gradient and the input's `δ·wᵀ` (through `w` transposed, so that the
-        // product reads rows). Sums skip padded inputs and outputs, whose terms are exact
-        // zeros; the gradient rows of padded inputs stay zero.
-        let row = self.layout.row;
-        for i in (0..layers).rev() {
-            let (fan_in, fan_out) = (self.layout.dims[i], self.layout.dims[i + 1]);
-            let (w_off, b_off) = self.layout.offsets[i];
-            let (before, after) = stack.delta.split_at_mut(i + 1);
-            let (delta_in, delta) = (&mut before[i], &after[0]);
-            let inputs = self.layout.hidden[i];
-            for s in 0..live {
-                let outputs = match self.layout.hidden.get(i + 1) {
-                    Some(&width) => width,
-                    None => self.replicas[s / members].num_actions,
-                };
-                let d = &delta[s * batch * fan_out..][..batch * fan_out];
-                let x = &stack.online[i][s * batch * fan_in..][..batch * fan_in];
-                let grad = &mut stack.grad[s * row..][..row];
-                let grad_w = &mut grad[w_off..][..inputs * fan_out];
-                host::matmul(grad_w, x, (1, fan_in), d, fan_out, None);
-                host::column_sums(&mut grad[b_off..][..fan_out], d);
-                let w = &stack.params[s * row + w_off..][..fan_in * fan_out];
-                let w_t = &mut stack.w_t[..outputs * fan_in];
-                host::transpose(w, fan_out, w_t);
-                let d_in = &mut delta_in[s * batch * fan_in..][..batch * fan_in];
-                host::matmul(d_in, d, (fan_out, 1), w_t, fan_in, None);
-            }
-            let n = live * batch * fan_in;
-            host::relu_backward(&mut delta_in[..n], &stack.online[i][..n]);
-        }
-
-        // The first layer's gradients, then the optimiser on everything.
         self.sgd_steps += 1;
         let step = OptStep::new(
             self.config.optimizer,
             self.config.learning_rate,
             self.sgd_steps,
         );
-        {
-            let delta0 = &stack.delta[0];
-            for (r, replica) in self.replicas.iter_mut().enumerate() {
-                let slot_rows = |m: usize| &delta0[(r * members + m) * batch * d0..][..batch * d0];
-                for m in 0..members {
-                    host::column_sums(
-                        &mut replica.first.grad_b[m * d0..(m + 1) * d0],
-                        slot_rows(m),
+        let discount = self.config.discount;
+        let scale = 2.0 / batch as f32;
+        let Stack {
+            params,
+            target,
+            m: first_moments,
+            v: second_moments,
+            grad,
+            online,
+            target_act,
+            delta,
+            w_t,
+            ..
+        } = &mut self.stack;
+        // Replica by replica, and within one member by member: a member's activations,
+        // gradients and optimiser state stay in cache from its forward pass to its update.
+        for (r, replica) in self.replicas.iter_mut().enumerate() {
+            let Replica {
+                replay,
+                first,
+                indices,
+                actions,
+                rewards,
+                discounts,
+                ensemble,
+                num_actions,
+                ..
+            } = replica;
+            let num_actions = *num_actions;
+            for (b, &slot) in indices.iter().enumerate() {
+                let t = replay.get(slot);
+                (actions[b], rewards[b], discounts[b]) = (t.action, t.reward, t.discount);
+                // Member m's row b, in its own activations.
+                first.forward_sparse(false, t.o_tm1, &mut online[b * d0..], slot_len);
+                first.forward_sparse(true, t.o_t, &mut target_act[b * d0..], slot_len);
+            }
+            // Before the first target update the targets' priors are their own.
+            if let Some(e) = ensemble.as_mut().filter(|e| !e.targets_synced) {
+                let width = members * num_actions;
+                e.target_prior_values.resize(batch * width, 0.0);
+                for (b, &slot) in indices.iter().enumerate() {
+                    e.dense.fill(0.0);
+                    for &(k, x) in replay.get(slot).o_t {
+                        e.dense[k as usize] = x;
+                    }
+                    Ensemble::prior_values(
+                        &e.target_priors,
+                        e.prior_scale,
+                        &e.dense,
+                        &mut e.acts,
+                        &mut e.target_prior_values[b * width..(b + 1) * width],
                     );
                 }
-                // Member m's gradient of sample b is row b of its slot, a slot apart.
-                let replica_rows = &delta0[r * members * batch * d0..];
-                for b in 0..batch {
-                    let t = replica.replay.get(replica.indices[b]);
-                    replica
-                        .first
-                        .accumulate_grad(t.o_tm1, &replica_rows[b * d0..], batch * d0);
-                }
-                replica.first.step(step, self.sgd_steps);
             }
+            for m in 0..members {
+                let s = r * members + m;
+                let acts = &mut online[m * slot_len..][..slot_len];
+                let target_acts = &mut target_act[m * slot_len..][..slot_len];
+                forward_slot(layout, &params[s * row..][..row], acts, batch);
+                forward_slot(layout, &target[s * row..][..row], target_acts, batch);
+
+                // The loss Σ_m mean_b m_mb·(y_b − Q_m(o_tm1, a_b))², y = r + γ·d·max_a
+                // Q'_m(o_t, a), as rlax.q_learning (no 0.5 factor): its gradient is
+                // 2/B·m·(Q − y) at the taken action. An ensemble's Q and Q' include the
+                // members' scaled priors.
+                let q = &acts[last..][..batch * out];
+                let q_t = &target_acts[last..][..batch * out];
+                let deltas = &mut delta[m * slot_len..][..slot_len];
+                for b in 0..batch {
+                    let at = b * out;
+                    let a = actions[b];
+                    let d = &mut deltas[last + at..][..out];
+                    d.fill(0.0);
+                    let Some(e) = ensemble.as_ref() else {
+                        let max_q = q_t[at..at + num_actions]
+                            .iter()
+                            .copied()
+                            .fold(f32::NEG_INFINITY, f32::max);
+                        let y = rewards[b] + (discounts[b] * discount) * max_q;
+                        d[a] = (q[at + a] - y) * scale;
+                        continue;
+                    };
+                    // An ensemble's priors and masks of this sample.
+                    let extra = replay.get(indices[b]).extra;
+                    let width = members * num_actions;
+                    let member = m * num_actions..(m + 1) * num_actions;
+                    let prior_tm1 = &extra[member.clone()];
+                    let prior_t = if e.targets_synced {
+                        &extra[width..2 * width][member]
+                    } else {
+                        &e.target_prior_values[b * width..(b + 1) * width][member]
+                    };
+                    let mask = extra[2 * width + m];
+                    let max_q = q_t[at..at + num_actions]
+                        .iter()
+                        .zip(prior_t)
+                        .map(|(&q, &p)| q + p)
+                        .fold(f32::NEG_INFINITY, f32::max);
+                    // The member's reward noise, if any, joins the reward first.
+                    let reward = if e.noisy() {
+                        rewards[b] + extra[2 * width + members + m]
+                    } else {
+                        rewards[b]
+                    };
+                    let y = reward + (discounts[b] * discount) * max_q;
+                    d[a] = ((q[at + a] + prior_tm1[a]) - y) * scale * mask;
+                }
+                let p = &mut params[s * row..][..row];
+                let g = &mut grad[s * row..][..row];
+                backward_slot(layout, p, g, acts, deltas, w_t, batch, num_actions);
+                host::apply(
+                    p,
+                    &mut first_moments[s * row..][..row],
+                    &mut second_moments[s * row..][..row],
+                    g,
+                    step,
+                );
+            }
+            // The first layer's gradients (member m's of sample b is row b of its own
+            // input gradient, a slot's activations apart), then its update.
+            for m in 0..members {
+                host::column_sums(
+                    &mut first.grad_b[m * d0..(m + 1) * d0],
+                    &delta[m * slot_len..][..batch * d0],
+                );
+            }
+            for (b, &slot) in indices.iter().enumerate() {
+                let t = replay.get(slot);
+                first.accumulate_grad(t.o_tm1, &delta[b * d0..], slot_len);
+            }
+            first.step(step, self.sgd_steps);
         }
-        let n = live * row;
-        host::apply(
-            &mut stack.params[..n],
-            &mut stack.m[..n],
-            &mut stack.v[..n],
-            &mut stack.grad[..n],
-            step,
-        );
         // The JAX agent counts SGD steps here; TF's counts environment steps (quirk 34).
         if self
             .sgd_steps
             .is_multiple_of(self.config.target_update_period)
         {
+            let n = self.slots() * row;
+            let stack = &mut self.stack;
             stack.target[..n].copy_from_slice(&stack.params[..n]);
             for replica in &mut self.replicas {
                 replica.first.update_target();
@@ -1066,15 +1013,79 @@ impl DqnReplicas {
     }
 }
 
+/// Runs one slot's stacked layers forward (parameters `p`) on `rows` inputs: `acts` holds
+/// the first layer's output, already written, and receives every later layer's (see
+/// [`Layout::act_offset`]).
+fn forward_slot(layout: &Layout, p: &[f32], acts: &mut [f32], rows: usize) {
+    let layers = layout.layers();
+    for i in 0..layers {
+        let (fan_in, fan_out) = (layout.dims[i], layout.dims[i + 1]);
+        let (w_off, b_off) = layout.offsets[i];
+        let (w, b) = (&p[w_off..][..fan_in * fan_out], &p[b_off..][..fan_out]);
+        let (done, next) = acts.split_at_mut(layout.act_offset(i + 1, rows));
+        let x = &done[layout.act_offset(i, rows)..];
+        let out = &mut next[..rows * fan_out];
+        // LibTorch summed a product of one row (acting) in another order than a batch's;
+        // each keeps its own, so that results stay what they were.
+        if rows == 1 {
+            out.copy_from_slice(b);
+            host::add_rows(out, x, w);
+        } else {
+            // A padded input adds an exact zero to a chain that never is -0.0.
+            let w = &w[..layout.hidden[i] * fan_out];
+            host::matmul(out, x, (fan_in, 1), w, fan_out, Some(b));
+        }
+        if i + 1 < layers {
+            host::relu(out);
+        }
+    }
+}
+
+/// One slot's backward pass, from the loss gradient in the last layer of `delta` (laid out
+/// as `acts`): per layer, the weight gradient `xᵀ·δ` and the bias gradient into `grad`,
+/// and the input's `δ·wᵀ` (through `w` transposed into `w_t`, so that the product reads
+/// rows) into `delta`, down to the first layer's output. Sums skip padded inputs and
+/// outputs, whose terms are exact zeros; the gradient rows of padded inputs stay zero.
+#[allow(clippy::too_many_arguments)]
+fn backward_slot(
+    layout: &Layout,
+    p: &[f32],
+    grad: &mut [f32],
+    acts: &[f32],
+    delta: &mut [f32],
+    w_t: &mut [f32],
+    rows: usize,
+    actions: usize,
+) {
+    for i in (0..layout.layers()).rev() {
+        let (fan_in, fan_out) = (layout.dims[i], layout.dims[i + 1]);
+        let (w_off, b_off) = layout.offsets[i];
+        let inputs = layout.hidden[i];
+        let outputs = layout.hidden.get(i + 1).copied().unwrap_or(actions);
+        let (lower, upper) = delta.split_at_mut(layout.act_offset(i + 1, rows));
+        let d = &upper[..rows * fan_out];
+        let d_in = &mut lower[layout.act_offset(i, rows)..];
+        let x = &acts[layout.act_offset(i, rows)..][..rows * fan_in];
+        host::matmul(
+            &mut grad[w_off..][..inputs * fan_out],
+            x,
+            (1, fan_in),
+            d,
+            fan_out,
+            None,
+        );
+        host::column_sums(&mut grad[b_off..][..fan_out], d);
+        let w_t = &mut w_t[..outputs * fan_in];
+        host::transpose(&p[w_off..][..fan_in * fan_out], fan_out, w_t);
+        host::matmul(d_in, d, (fan_out, 1), w_t, fan_in, None);
+        host::relu_backward(d_in, x);
+    }
+}
+
 impl Stack {
-    fn new(layout: &Layout, capacity: usize, batch: usize) -> Self {
-        let flat = || vec![0.0f32; capacity * layout.row];
-        let per_layer = |rows: usize| {
-            let sizes = layout.dims.iter();
-            sizes
-                .map(|&d| vec![0.0f32; capacity * rows * d])
-                .collect::<Vec<_>>()
-        };
+    fn new(layout: &Layout, replicas: usize, members: usize, batch: usize) -> Self {
+        let flat = || vec![0.0f32; replicas * members * layout.row];
+        let sgd_acts = || vec![0.0f32; members * layout.acts_len(batch)];
         let widest = layout.dims.iter().max().expect("layers");
         Stack {
             params: flat(),
@@ -1082,10 +1093,10 @@ impl Stack {
             m: flat(),
             v: flat(),
             grad: flat(),
-            act: per_layer(1),
-            online: per_layer(batch),
-            target_act: per_layer(batch),
-            delta: per_layer(batch),
+            act: vec![0.0; replicas * members * layout.acts_len(1)],
+            online: sgd_acts(),
+            target_act: sgd_acts(),
+            delta: sgd_acts(),
             w_t: vec![0.0; widest * widest],
         }
     }
@@ -1148,26 +1159,25 @@ impl BatchAgent for DqnReplicas {
             }
             return;
         }
-        let d0 = self.layout.dims[0];
-        let live = self.replicas.len();
-        {
-            let act0 = &mut self.stack.act[0];
-            for (r, (replica, timestep)) in self.replicas.iter().zip(timesteps).enumerate() {
-                let out = &mut act0[r * d0..][..d0];
-                out.copy_from_slice(&replica.first.b);
-                host::add_dense_rows(out, &timestep.observation, &replica.first.w);
-                host::relu(out);
-            }
-        }
+        let layout = &self.layout;
+        let (d0, len) = (layout.dims[0], layout.acts_len(1));
+        let q_at = layout.act_offset(layout.layers(), 1);
         let stack = &mut self.stack;
-        Self::forward(&self.layout, &stack.params, &mut stack.act, 1, live);
-        let layers = self.layout.layers();
-        let out = self.layout.dims[layers];
-        let q = &self.stack.act[layers];
-        for (r, (replica, action)) in self.replicas.iter_mut().zip(actions.iter_mut()).enumerate() {
+        let replicas = self.replicas.iter_mut().zip(timesteps).zip(actions);
+        for (r, ((replica, timestep), action)) in replicas.enumerate() {
+            let acts = &mut stack.act[r * len..][..len];
+            let first = &mut acts[..d0];
+            first.copy_from_slice(&replica.first.b);
+            host::add_dense_rows(first, &timestep.observation, &replica.first.w);
+            host::relu(first);
+            forward_slot(
+                layout,
+                &stack.params[r * layout.row..][..layout.row],
+                acts,
+                1,
+            );
             if !replica.explores {
-                let q = &q[r * out..][..replica.num_actions];
-                *action = greedy(q, &mut replica.rng);
+                *action = greedy(&acts[q_at..][..replica.num_actions], &mut replica.rng);
             }
         }
     }
