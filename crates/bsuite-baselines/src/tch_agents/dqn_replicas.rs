@@ -1,27 +1,26 @@
 //! DQN and bootstrapped DQN for many replicas at once on the CPU: each replica (one
 //! bsuite_id) keeps its own networks, optimiser state, replay and random stream, and all of
-//! them act and learn in lockstep, so that every LibTorch call serves the whole batch. A
-//! bootstrapped replica is an ensemble of members (bsuite's 20), each a Q-network with its
-//! own target and frozen prior network; members are stacked beside replicas, so one call
-//! also serves every member.
+//! them act and learn in lockstep. A bootstrapped replica is an ensemble of members
+//! (bsuite's 20), each a Q-network with its own target and frozen prior network; members
+//! are stacked beside replicas ("slots").
 //!
 //! The network is bsuite's `Flatten → MLP[64, 64, A]` (`[50, 50]` for bootstrapped DQN). Its
 //! first layer runs on the host as a sparse product: it skips zero inputs, which are nearly
 //! all of deep_sea's, catch's and MNIST's, and lets replicas with different observation
 //! sizes share a batch; an ensemble's members sit side by side in one first-layer matrix,
 //! and each member's block is read with the matrix's row stride, straight into the member's
-//! slot of the stacked activations. The later layers are stacked over replicas and
-//! members ("slots"), and their products run slot by slot on the host
-//! ([`host::matmul`]), forward and backward written out by hand: no autograd graph, and no
-//! LibTorch call in a step. The optimiser (Adam, SGD or RMSProp), ReLU and the loss are
-//! host loops over the stacked parameters. Prior networks are fixed, so their values are
-//! computed once per transition on the host and kept in replay; so is bootstrapped DQN's
-//! reward noise, when it has any.
+//! activations. The later layers' products run slot by slot on the host ([`host::matmul`]),
+//! forward and backward written out by hand: no autograd graph, and no LibTorch call in a
+//! step. An SGD step runs member by member (forward, loss, backward and update back to
+//! back), so that a member's data stays in cache. The optimiser (Adam, SGD or RMSProp), ReLU
+//! and the loss are host loops too. Prior networks are fixed, so their values are computed
+//! once per transition on the host and kept in replay; so is bootstrapped DQN's reward
+//! noise, when it has any.
 //!
 //! These products were LibTorch's batched products (`bmm`) until they were measured to be
 //! one fused multiply-add chain per output in MKL (see [`host::matmul`]); the host kernels
-//! take the same order, so results did not change, and an SGD step of bootstrapped DQN
-//! takes about half the time, DQN's about two thirds.
+//! take the same order, so results did not change, and a step of either agent takes under
+//! half the time it took.
 //!
 //! A replica's results do not depend on its batch: every product and host loop runs slot
 //! by slot in a fixed order (hidden sizes and the action count are padded to multiples of
