@@ -28,6 +28,8 @@
 //! a replica run alone, in a batch of 60, or resumed after a kill computes the same bits;
 //! `tests/tch_agents.rs` checks this.
 
+use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
+
 use super::boot_dqn::BootDqnConfig;
 use super::dense::{Linear, Mlp, Params};
 use super::dqn::DqnConfig;
@@ -37,7 +39,6 @@ use super::q_ensemble::greedy;
 use super::sparse_replay::SparseReplay;
 use crate::agent::{Agent, BatchAgent};
 use crate::config::Optimizer;
-use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 
 /// What one replica is built from.
 #[derive(Clone, Debug, PartialEq)]
