@@ -914,6 +914,11 @@ impl DqnReplicas {
                     );
                 }
             }
+            // An ensemble's priors and masks of each sample, looked up once for all members.
+            let extras: Vec<&[f32]> = match ensemble {
+                Some(_) => indices.iter().map(|&i| replay.get(i).extra).collect(),
+                None => Vec::new(),
+            };
             for m in 0..members {
                 let s = r * members + m;
                 let acts = &mut online[m * slot_len..][..slot_len];
@@ -942,8 +947,7 @@ impl DqnReplicas {
                         d[a] = (q[at + a] - y) * scale;
                         continue;
                     };
-                    // An ensemble's priors and masks of this sample.
-                    let extra = replay.get(indices[b]).extra;
+                    let extra = extras[b];
                     let width = members * num_actions;
                     let member = m * num_actions..(m + 1) * num_actions;
                     let prior_tm1 = &extra[member.clone()];
