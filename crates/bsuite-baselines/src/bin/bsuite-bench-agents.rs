@@ -198,6 +198,16 @@ fn cost_model(
     }
 }
 
+/// Trials of each rate [`Machine`] measures; it keeps the fastest, the rate the machine
+/// can reach (a single trial read L3 at half speed in some runs here, as cloud neighbours
+/// come and go).
+const TRIALS: usize = 3;
+
+/// The fastest of [`TRIALS`] runs of `f`, which returns a rate.
+fn fastest(mut f: impl FnMut() -> f64) -> f64 {
+    (0..TRIALS).map(|_| f()).fold(0.0, f64::max)
+}
+
 /// This CPU's rates on one thread, measured now.
 struct Machine {
     /// Single-precision matrix multiply (256³), FLOP/s: the faster of LibTorch's and the
@@ -214,16 +224,21 @@ impl Machine {
         let b = Tensor::randn([256, 256], (Kind::Float, Device::Cpu));
         let _ = a.mm(&b);
         let reps = 200;
-        let seconds = cpu_seconds(|| {
-            for _ in 0..reps {
-                let _ = a.mm(&b);
-            }
+        let libtorch = fastest(|| {
+            let seconds = cpu_seconds(|| {
+                for _ in 0..reps {
+                    let _ = a.mm(&b);
+                }
+            });
+            2.0 * 256f64.powi(3) * f64::from(reps) / seconds
         });
-        let libtorch = 2.0 * 256f64.powi(3) * f64::from(reps) / seconds;
-        let mut flops = 0.0;
-        let seconds = cpu_seconds(|| flops = host_matmul_256(reps));
+        let host = fastest(|| {
+            let mut flops = 0.0;
+            let seconds = cpu_seconds(|| flops = host_matmul_256(reps));
+            flops / seconds
+        });
         Machine {
-            matmul_flops: libtorch.max(flops / seconds),
+            matmul_flops: libtorch.max(host),
             bandwidth: BTreeMap::new(),
         }
     }
@@ -240,12 +255,14 @@ impl Machine {
             let view = t.expand([repeats, n], false);
             let _ = view.sum(Kind::Float);
             let calls = 10;
-            let seconds = cpu_seconds(|| {
-                for _ in 0..calls {
-                    let _ = view.sum(Kind::Float);
-                }
-            });
-            (bytes * repeats as u64 * calls) as f64 / seconds
+            fastest(|| {
+                let seconds = cpu_seconds(|| {
+                    for _ in 0..calls {
+                        let _ = view.sum(Kind::Float);
+                    }
+                });
+                (bytes * repeats as u64 * calls) as f64 / seconds
+            })
         })
     }
 
