@@ -95,19 +95,24 @@ fn complete_ids(dir: &Path, ids: &[BsuiteId], num_episodes: Option<usize>) -> Ve
         .collect()
 }
 
-/// One side's runs: per seed, the loaded results.
+/// One side's runs: per seed, the loaded results of the ids compared.
 struct Side {
     seeds: Vec<AgentResults>,
     summaries: Vec<Summary>,
 }
 
 impl Side {
-    fn load(name: &str, dirs: &[PathBuf]) -> Result<Side> {
+    /// Reads the runs of `ids` in every seed's directory. Other ids there (a cache or an
+    /// earlier comparison's results) are left out, so that an experiment's score is over
+    /// the ids compared alone.
+    fn load(name: &str, dirs: &[PathBuf], ids: &[BsuiteId]) -> Result<Side> {
         let seeds = dirs
             .iter()
             .map(|dir| {
-                AgentResults::load_lenient(name, dir)
-                    .with_context(|| format!("reading {}", dir.display()))
+                let mut results = AgentResults::load_lenient(name, dir)
+                    .with_context(|| format!("reading {}", dir.display()))?;
+                results.runs.retain(|run| ids.contains(&run.id()));
+                Ok(results)
             })
             .collect::<Result<Vec<_>>>()?;
         let summaries = seeds.iter().map(summarize).collect();
@@ -283,8 +288,8 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
         reference_dirs.push(dir);
     }
 
-    let ours = Side::load("ours", &ours_dirs)?;
-    let reference = Side::load("bsuite JAX", &reference_dirs)?;
+    let ours = Side::load("ours", &ours_dirs, &ids)?;
+    let reference = Side::load("bsuite JAX", &reference_dirs, &ids)?;
     let mut id_rows = Vec::new();
     for &id in &ids {
         let (a, b) = (ours.runs(id), reference.runs(id));
