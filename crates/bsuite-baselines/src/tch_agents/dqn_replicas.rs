@@ -528,7 +528,8 @@ struct Stack {
     m: Vec<f32>,
     v: Vec<f32>,
     grad: Vec<f32>,
-    /// Activations when acting, `layout.acts_len(1)` floats a slot.
+    /// Activations when acting, `layout.acts_len(1)` floats a replica (an ensemble acts
+    /// through its active member's snapshot instead).
     act: Vec<f32>,
     /// Online activations of the sampled `o_tm1` of one replica's members,
     /// `layout.acts_len(batch)` floats a member.
@@ -1097,7 +1098,7 @@ impl Stack {
             m: flat(),
             v: flat(),
             grad: flat(),
-            act: vec![0.0; replicas * members * layout.acts_len(1)],
+            act: vec![0.0; replicas * layout.acts_len(1)],
             online: sgd_acts(),
             target_act: sgd_acts(),
             delta: sgd_acts(),

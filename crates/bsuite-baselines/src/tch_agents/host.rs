@@ -1081,7 +1081,8 @@ mod tests {
             .collect();
         let b: Vec<f32> = (0..k * n).map(|_| rng.randn() as f32).collect();
         let bias: Vec<f32> = (0..n).map(|_| rng.randn() as f32).collect();
-        let a_t: Vec<f32> = (0..k * m).map(|i| a[(i % m) * k + i / m]).collect();
+        let mut a_t = vec![0.0f32; k * m];
+        transpose(&a, k, &mut a_t);
         type Matmul = fn(&mut [f32], &[f32], (usize, usize), &[f32], usize, Option<&[f32]>);
         let mut kernels: Vec<(&str, Matmul)> =
             vec![("dispatched", matmul), ("generic", matmul_generic)];
