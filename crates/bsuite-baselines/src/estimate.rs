@@ -32,10 +32,29 @@ impl Timing {
     }
 }
 
-/// Nanoseconds this thread has run on a CPU (Linux's schedstat); `None` elsewhere.
+/// Nanoseconds this thread has run on a CPU; `None` where the OS has no such clock.
+/// (Linux's schedstat, read before, moves only at the scheduler's 4 ms tick: a tenth of a
+/// short calibration.)
+#[cfg(unix)]
 fn thread_cpu_ns() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    text.split_whitespace().next()?.parse().ok()
+    let mut now = std::mem::MaybeUninit::<libc::timespec>::uninit();
+    // SAFETY: `now` is a timespec the call may write; it is read only if the call did.
+    let now = unsafe {
+        if libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, now.as_mut_ptr()) != 0 {
+            return None;
+        }
+        now.assume_init()
+    };
+    let (seconds, nanos) = (
+        u64::try_from(now.tv_sec).ok()?,
+        u64::try_from(now.tv_nsec).ok()?,
+    );
+    Some(seconds * 1_000_000_000 + nanos)
+}
+
+#[cfg(not(unix))]
+fn thread_cpu_ns() -> Option<u64> {
+    None
 }
 
 /// Seconds of this thread's CPU time (wall time where unknown) that `f` takes, so that a
@@ -197,14 +216,15 @@ pub fn estimate(
     let base_bytes = resident_bytes();
     let mut experiments: Vec<ExperimentEstimate> = Vec::new();
     for group in ids.chunk_by(|a, b| a.experiment().name == b.experiment().name) {
-        let agent_steps: f64 = group
+        let steps: Vec<f64> = group
             .iter()
             .map(|&id| {
                 let episodes = options.num_episodes.unwrap_or(id.experiment().num_episodes);
                 runner::expected_agent_steps(id, episodes)
             })
-            .sum();
-        let members = &group[..batch_size.min(group.len())];
+            .collect();
+        let agent_steps: f64 = steps.iter().sum();
+        let members = &group[calibration_window(&steps, batch_size)];
         let mut envs = Vec::new();
         let mut setups = Vec::new();
         for &id in members {
@@ -245,6 +265,27 @@ pub fn estimate(
         batch_size,
         base_bytes,
     })
+}
+
+/// The ids of an experiment the calibration runs, by their agent steps `steps`: `n` of them
+/// (all where there are fewer) around the id where half of the experiment's steps have been
+/// counted, so that the ids holding most of its steps set its cost per step. (The first ids
+/// are often the shortest settings: a step of umbrella_length/0's one-step chain, an SGD
+/// step at every episode's end, costs the recurrent agent four times one of the whole
+/// experiment.)
+fn calibration_window(steps: &[f64], n: usize) -> std::ops::Range<usize> {
+    let n = n.max(1).min(steps.len());
+    let half = steps.iter().sum::<f64>() / 2.0;
+    let mut counted = 0.0;
+    let median = steps
+        .iter()
+        .position(|&s| {
+            counted += s;
+            counted >= half
+        })
+        .unwrap_or(0);
+    let start = median.saturating_sub(n / 2).min(steps.len() - n);
+    start..start + n
 }
 
 /// Human units: `1.2 h`, `3.4 min`, `56 s`.
@@ -315,5 +356,32 @@ mod tests {
         assert!(wall >= cpu / 2.0 && wall <= cpu, "wall {wall}, cpu {cpu}");
         assert!(format_seconds(wall).ends_with(" s"));
         assert_eq!(format_seconds(7200.0), "2.0 h");
+    }
+
+    #[test]
+    fn the_calibration_runs_the_ids_that_hold_most_of_the_steps() {
+        assert_eq!(calibration_window(&[1.0, 1.0, 1.0, 10.0], 1), 3..4);
+        assert_eq!(calibration_window(&[1.0, 1.0, 1.0, 10.0], 2), 2..4);
+        assert_eq!(calibration_window(&[1.0, 1.0, 1.0, 10.0], 9), 0..4);
+        assert_eq!(calibration_window(&[5.0; 20], 1), 9..10);
+        assert_eq!(calibration_window(&[5.0; 20], 4), 7..11);
+        assert_eq!(calibration_window(&[], 3), 0..0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_cpu_clock_resolves_microseconds() {
+        let first = thread_cpu_ns().expect("a thread CPU clock on this OS");
+        let next = loop {
+            let now = thread_cpu_ns().unwrap();
+            if now != first {
+                break now;
+            }
+        };
+        assert!(
+            next - first < 100_000,
+            "the clock moved {} ns",
+            next - first
+        );
     }
 }
