@@ -608,11 +608,17 @@ const DOT_LANES: usize = 16;
 /// (`delta_in` is `[rows, in]`), each a [`dot`].
 pub(crate) fn backprop_input(delta_in: &mut [f32], delta: &[f32], w: &[f32], width: usize) {
     #[cfg(target_arch = "x86_64")]
-    if simd_level() != SimdLevel::Baseline {
-        // SAFETY: the CPU has AVX2 (checked by `simd_level`).
-        unsafe { backprop_input_avx2(delta_in, delta, w, width) };
-        return;
+    match simd_level() {
+        // SAFETY: the CPU has the features (checked by `simd_level`).
+        SimdLevel::Avx512 => return unsafe { backprop_input_avx512(delta_in, delta, w, width) },
+        SimdLevel::Avx2 => return unsafe { backprop_input_avx2(delta_in, delta, w, width) },
+        SimdLevel::Baseline => {}
     }
+    backprop_input_generic(delta_in, delta, w, width)
+}
+
+/// [`backprop_input`] dot by dot, without intrinsics.
+fn backprop_input_generic(delta_in: &mut [f32], delta: &[f32], w: &[f32], width: usize) {
     let rows = delta.len() / width;
     let fan_in = delta_in.len() / rows.max(1);
     for k in 0..fan_in {
@@ -667,6 +673,49 @@ unsafe fn backprop_input_avx2(delta_in: &mut [f32], delta: &[f32], w: &[f32], wi
                     _mm256_storeu_ps(acc.as_mut_ptr().add(8), hi[j]);
                 }
                 delta_in[r * fan_in + k + j] = finish_dot(acc, &wk[j][whole..], &d[whole..]);
+            }
+        }
+        k += n;
+    }
+}
+
+/// [`backprop_input`] on AVX-512: as on AVX2, but eight weight rows at a time, and each
+/// dot's 16 partial sums in one register, so one load of `delta` serves eight chains.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn backprop_input_avx512(delta_in: &mut [f32], delta: &[f32], w: &[f32], width: usize) {
+    use std::arch::x86_64::*;
+    const BLOCK: usize = 8;
+    let rows = delta.len() / width;
+    let fan_in = delta_in.len() / rows.max(1);
+    assert!(w.len() >= fan_in * width && delta_in.len() >= rows * fan_in);
+    let whole = width / DOT_LANES * DOT_LANES;
+    let mut k = 0;
+    while k < fan_in {
+        let n = (fan_in - k).min(BLOCK);
+        // Short blocks repeat their last row; only the first `n` results are kept.
+        let wk: [&[f32]; BLOCK] =
+            std::array::from_fn(|j| &w[(k + j.min(n - 1)) * width..][..width]);
+        for r in 0..rows {
+            let d = &delta[r * width..][..width];
+            let mut acc = [_mm512_setzero_ps(); BLOCK];
+            let mut i = 0;
+            while i < whole {
+                // SAFETY: `i + 16 <= width`, within `d` and every `wk[j]`.
+                unsafe {
+                    let dv = _mm512_loadu_ps(d.as_ptr().add(i));
+                    for (acc, wk) in acc.iter_mut().zip(&wk) {
+                        let product = _mm512_mul_ps(_mm512_loadu_ps(wk.as_ptr().add(i)), dv);
+                        *acc = _mm512_add_ps(*acc, product);
+                    }
+                }
+                i += DOT_LANES;
+            }
+            for j in 0..n {
+                let mut lanes = [0.0f32; DOT_LANES];
+                // SAFETY: `lanes` has room for one 16-float store.
+                unsafe { _mm512_storeu_ps(lanes.as_mut_ptr(), acc[j]) };
+                delta_in[r * fan_in + k + j] = finish_dot(lanes, &wk[j][whole..], &d[whole..]);
             }
         }
         k += n;
@@ -1040,19 +1089,48 @@ mod tests {
     #[test]
     fn backprop_input_is_dot_by_dot_on_every_instruction_set() {
         let mut rng = bsuite_envs::RandomState::new(8);
-        // Six inputs: a block of four weight rows and two alone; three rows of deltas.
-        let (fan_in, rows) = (6, 3);
-        for width in [3, 16, 37, 1024] {
+        type BackpropInput = fn(&mut [f32], &[f32], &[f32], usize);
+        let mut kernels: Vec<(&str, BackpropInput)> = vec![
+            ("dispatched", backprop_input),
+            ("generic", backprop_input_generic),
+        ];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx2") {
+                // SAFETY: the CPU has AVX2.
+                kernels.push(("avx2", |i, d, w, n| unsafe {
+                    backprop_input_avx2(i, d, w, n)
+                }));
+            }
+            if has!("avx512f") {
+                // SAFETY: the CPU has AVX-512.
+                kernels.push(("avx512", |i, d, w, n| unsafe {
+                    backprop_input_avx512(i, d, w, n)
+                }));
+            }
+        }
+        // Eleven inputs: whole blocks of weight rows and a short one on every instruction
+        // set; three rows of deltas.
+        let (fan_in, rows) = (11, 3);
+        for ((name, kernel), width) in kernels
+            .into_iter()
+            .flat_map(|k| [3, 16, 37, 1024].map(|width| (k, width)))
+        {
             let w: Vec<f32> = (0..fan_in * width).map(|_| rng.randn() as f32).collect();
             let delta: Vec<f32> = (0..rows * width).map(|_| rng.randn() as f32).collect();
             let mut delta_in = vec![f32::NAN; rows * fan_in];
-            backprop_input(&mut delta_in, &delta, &w, width);
+            kernel(&mut delta_in, &delta, &w, width);
             for r in 0..rows {
                 for k in 0..fan_in {
                     let (wk, d) = (&w[k * width..][..width], &delta[r * width..][..width]);
                     let plain = dot(wk, d);
                     let got = delta_in[r * fan_in + k];
-                    assert_eq!(got.to_bits(), plain.to_bits(), "width {width}, [{r}][{k}]");
+                    assert_eq!(
+                        got.to_bits(),
+                        plain.to_bits(),
+                        "{name}, width {width}, [{r}][{k}]"
+                    );
                     let exact: f64 = wk
                         .iter()
                         .zip(d)
