@@ -205,6 +205,24 @@ kernel! {
     }
 }
 
+/// Floats [`add_lanes`] sums at once: eight AVX-512 registers of independent chains, enough
+/// that the additions keep up with the loads.
+pub(crate) const READ_LANES: usize = 128;
+
+kernel! {
+    /// `lanes[l] += Σ xs[l + READ_LANES·i]`: reads `xs` (a multiple of [`READ_LANES`] long)
+    /// with the widest loads the CPU has, a probe of its read bandwidth.
+    pub(crate) fn add_lanes(lanes: &mut [f32; READ_LANES], xs: &[f32]) {
+        let mut acc = *lanes;
+        for chunk in xs.chunks_exact(READ_LANES) {
+            for (a, &x) in acc.iter_mut().zip(chunk) {
+                *a += x;
+            }
+        }
+        *lanes = acc;
+    }
+}
+
 kernel! {
     /// `out[r] += Σ_k input[r][k] · w[k]` for every row `r`: rows of a dense linear layer,
     /// `input` being `[rows, in]`, `w` `[in, width]` and `out` `[rows, width]`, row-major.

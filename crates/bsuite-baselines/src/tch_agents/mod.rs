@@ -122,6 +122,23 @@ pub fn host_matmul_256(reps: u32) -> f64 {
     2.0 * (N as f64).powi(3) * f64::from(reps)
 }
 
+/// Sums `xs` with the host kernels' widest loads, in 128 interleaved partial sums: a bench times it over a buffer of a given size to learn this
+/// CPU's read bandwidth from the cache level that holds it, the memory bound of the
+/// recurrent agents.
+///
+/// ```no_run
+/// let xs = vec![1.0f32; 1 << 20];
+/// let start = std::time::Instant::now();
+/// assert_eq!(bsuite_baselines::tch_agents::host_sum(&xs), (1 << 20) as f32);
+/// println!("{:.1} GB/s", 4e-9 * xs.len() as f64 / start.elapsed().as_secs_f64());
+/// ```
+pub fn host_sum(xs: &[f32]) -> f32 {
+    let whole = xs.len() / host::READ_LANES * host::READ_LANES;
+    let mut lanes = [0.0f32; host::READ_LANES];
+    host::add_lanes(&mut lanes, &xs[..whole]);
+    lanes.iter().chain(&xs[whole..]).sum()
+}
+
 /// The LibTorch device of an agent's setup (checked by [`check_device`] before a run).
 fn torch_device(setup: &AgentSetup) -> Device {
     match setup.device {
@@ -329,6 +346,16 @@ mod tests {
     fn the_libtorch_agent_names_are_the_entries() {
         let names: Vec<&str> = super::entries().iter().map(|e| e.name).collect();
         assert_eq!(names, crate::factory::LIBTORCH_AGENTS);
+    }
+
+    /// The bench's bandwidth probe reads every element once, lanes and remainder alike.
+    #[test]
+    fn host_sum_reads_every_element() {
+        for n in [0, 5, 128, 300, 4096] {
+            let xs: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+            let exact: f32 = (0..n).map(|i| (i % 7) as f32).sum();
+            assert_eq!(super::host_sum(&xs), exact, "{n} elements");
+        }
     }
 
     /// The tables' defaults build the reference agents, whose bits the other tests pin.
