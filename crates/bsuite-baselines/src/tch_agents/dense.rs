@@ -356,10 +356,6 @@ impl StatePair {
     }
 }
 
-fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
-}
-
 impl Lstm {
     /// Weights ~ TruncatedNormal(1/sqrt(input + hidden)) (the fan-in of `[x, h]`), zero
     /// biases.
@@ -505,24 +501,12 @@ impl Lstm {
             g4,
         );
         for r in 0..rows {
-            let row = &mut gates[r * g4..(r + 1) * g4];
-            let (i, rest) = row.split_at_mut(hid);
-            let (g, rest) = rest.split_at_mut(hid);
-            let (f, o) = rest.split_at_mut(hid);
-            let c_prev = &c[r * hid..(r + 1) * hid];
-            let c = &mut c_next[r * hid..(r + 1) * hid];
-            let h = &mut h_next[r * hid..(r + 1) * hid];
-            for j in 0..hid {
-                let (si, tg, sf, so) = (
-                    sigmoid(i[j]),
-                    g[j].tanh(),
-                    sigmoid(f[j] + 1.0),
-                    sigmoid(o[j]),
-                );
-                (i[j], g[j], f[j], o[j]) = (si, tg, sf, so);
-                c[j] = sf * c_prev[j] + si * tg;
-                h[j] = so * c[j].tanh();
-            }
+            host::lstm_cell(
+                &mut gates[r * g4..(r + 1) * g4],
+                &c[r * hid..(r + 1) * hid],
+                &mut c_next[r * hid..(r + 1) * hid],
+                &mut h_next[r * hid..(r + 1) * hid],
+            );
         }
     }
 
@@ -543,26 +527,16 @@ impl Lstm {
         let mut dh_next = vec![0.0f32; hid];
         let mut dc_next = vec![0.0f32; hid];
         for t in (0..steps).rev() {
-            let acts = &unroll.gates[t * g4..(t + 1) * g4];
-            let (si, rest) = acts.split_at(hid);
-            let (tg, rest) = rest.split_at(hid);
-            let (sf, so) = rest.split_at(hid);
-            let c_prev = &unroll.c[t * hid..(t + 1) * hid];
-            let c = &unroll.c[(t + 1) * hid..(t + 2) * hid];
-            let d = &mut unroll.delta_gates[t * g4..(t + 1) * g4];
-            let (di, rest) = d.split_at_mut(hid);
-            let (dg, rest) = rest.split_at_mut(hid);
-            let (df, d_o) = rest.split_at_mut(hid);
-            for j in 0..hid {
-                let dh = delta_h[t * hid + j] + dh_next[j];
-                let tc = c[j].tanh();
-                let dc = dc_next[j] + dh * so[j] * (1.0 - tc * tc);
-                d_o[j] = dh * tc * so[j] * (1.0 - so[j]);
-                di[j] = dc * tg[j] * si[j] * (1.0 - si[j]);
-                dg[j] = dc * si[j] * (1.0 - tg[j] * tg[j]);
-                df[j] = dc * c_prev[j] * sf[j] * (1.0 - sf[j]);
-                dc_next[j] = dc * sf[j];
-            }
+            host::lstm_cell_backward(
+                &unroll.gates[t * g4..(t + 1) * g4],
+                &unroll.c[t * hid..(t + 1) * hid],
+                &unroll.c[(t + 1) * hid..(t + 2) * hid],
+                &delta_h[t * hid..(t + 1) * hid],
+                &dh_next,
+                &mut dc_next,
+                &mut unroll.delta_gates[t * g4..(t + 1) * g4],
+            );
+            let d = &unroll.delta_gates[t * g4..(t + 1) * g4];
             if t > 0 {
                 host::backprop_input(&mut dh_next, d, self.w_h(&params.values), g4);
             }
