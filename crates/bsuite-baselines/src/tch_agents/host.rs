@@ -228,14 +228,8 @@ pub(crate) fn exp(x: f32) -> f32 {
         1.0 / 720.0,
         1.0 / 5040.0,
     ];
-    // Comparisons rather than `clamp`, which would turn NaN into a bound.
-    let x = if x < -87.0 {
-        -87.0
-    } else if x > 88.0 {
-        88.0
-    } else {
-        x
-    };
+    // `clamp` keeps NaN (unlike `max` and `min`).
+    let x = x.clamp(-87.0, 88.0);
     let shifted = x.mul_add(std::f32::consts::LOG2_E, ROUND);
     let n = shifted - ROUND;
     let r = n.mul_add(-LN2_LO, n.mul_add(-LN2_HI, x));
@@ -268,6 +262,7 @@ pub(crate) fn tanh(x: f32) -> f32 {
     let y = a * a;
     let p = P[..5].iter().rev().fold(P[5], |p, &c| p.mul_add(y, c));
     let small = (y * a).mul_add(p, a);
+    // A comparison, not `min`, which would turn NaN into 9.5.
     let e = exp(2.0 * if a > 9.5 { 9.5 } else { a });
     let large = 1.0 - 2.0 / (e + 1.0);
     let t = if a < 0.625 { small } else { large };
