@@ -122,9 +122,9 @@ pub fn host_matmul_256(reps: u32) -> f64 {
     2.0 * (N as f64).powi(3) * f64::from(reps)
 }
 
-/// Sums `xs` with the host kernels' widest loads, in 128 interleaved partial sums: a bench times it over a buffer of a given size to learn this
-/// CPU's read bandwidth from the cache level that holds it, the memory bound of the
-/// recurrent agents.
+/// Sums `xs` with the host kernels' widest loads, in 128 interleaved partial sums: a bench
+/// times it over a buffer of a given size to learn this CPU's read bandwidth from the cache
+/// level that holds it, the memory bound of the recurrent agents.
 ///
 /// ```no_run
 /// let xs = vec![1.0f32; 1 << 20];
