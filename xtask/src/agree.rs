@@ -25,6 +25,7 @@ use bsuite_analysis::{summarize, AgentResults, Summary};
 use bsuite_baselines::runner::RunnerOptions;
 use bsuite_baselines::sweep;
 use bsuite_envs::BsuiteId;
+use bsuite_logging::manifest::RunManifest;
 use bsuite_report::drawing::{Drawing, DrawingAxis, Facet, Key, Layer, Legend, Stroke};
 use bsuite_report::style::Colour;
 
@@ -288,6 +289,15 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
         reference_dirs.push(dir);
     }
 
+    let builds = our_builds(&ours_dirs, args.seed_range())?;
+    if builds.len() > 1 {
+        eprintln!(
+            "agree: warning: our seeds were run by {} builds ({}); a build that computes \
+             differently is another agent, so compare one build (a fresh --out)",
+            builds.len(),
+            fmt_builds(&builds)
+        );
+    }
     let ours = Side::load("ours", &ours_dirs, &ids)?;
     let reference = Side::load("bsuite JAX", &reference_dirs, &ids)?;
     let mut id_rows = Vec::new();
@@ -326,13 +336,13 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
         })
         .collect();
 
-    let report = markdown(args, &ids, &id_rows, &experiment_rows);
+    let report = markdown(args, &ids, &builds, &id_rows, &experiment_rows);
     let _ = write!(bsuite_baselines::console::Stdout, "{report}");
     std::fs::create_dir_all(&out)?;
     std::fs::write(out.join("agreement.md"), &report)?;
     std::fs::write(
         out.join("agreement.json"),
-        serde_json::to_string_pretty(&json(args, &id_rows, &experiment_rows))?,
+        serde_json::to_string_pretty(&json(args, &builds, &id_rows, &experiment_rows))?,
     )?;
     eprintln!(
         "agree: wrote {} and {}",
@@ -342,9 +352,47 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
     Ok(())
 }
 
+/// The builds that ran our side: each git revision their manifests record (the last
+/// build that wrote to the seed's directory), with its seeds. Our side is cached in `--out`
+/// across calls, so without this a comparison could mix builds unseen.
+fn our_builds(dirs: &[PathBuf], seeds: std::ops::Range<u32>) -> Result<BTreeMap<String, Vec<u32>>> {
+    let mut builds: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for (dir, seed) in dirs.iter().zip(seeds) {
+        let revision = RunManifest::read(dir)?
+            .and_then(|manifest| manifest.git_revision)
+            .unwrap_or_else(|| "unrecorded".to_string());
+        builds.entry(revision).or_default().push(seed);
+    }
+    Ok(builds)
+}
+
+/// `builds` as `rev (seeds 0-9, 12)` items, revisions shortened to 12 digits.
+fn fmt_builds(builds: &BTreeMap<String, Vec<u32>>) -> String {
+    let mut items = Vec::new();
+    for (revision, seeds) in builds {
+        let mut ranges: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < seeds.len() {
+            let start = seeds[i];
+            while i + 1 < seeds.len() && seeds[i + 1] == seeds[i] + 1 {
+                i += 1;
+            }
+            ranges.push(match seeds[i] == start {
+                true => start.to_string(),
+                false => format!("{start}-{}", seeds[i]),
+            });
+            i += 1;
+        }
+        let short = &revision[..revision.len().min(12)];
+        items.push(format!("{short} (seeds {})", ranges.join(", ")));
+    }
+    items.join("; ")
+}
+
 fn markdown(
     args: &AgreeArgs,
     ids: &[BsuiteId],
+    builds: &BTreeMap<String, Vec<u32>>,
     id_rows: &[Row],
     experiment_rows: &[Row],
 ) -> String {
@@ -368,6 +416,7 @@ fn markdown(
         episodes,
         args.tolerance
     );
+    let _ = writeln!(s, "Our side was run by bsuite-rs {}.\n", fmt_builds(builds));
     let _ = writeln!(
         s,
         "| id | mean return: ours | reference | p | detectable | span | score: ours | reference | p | detectable | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|"
@@ -403,7 +452,12 @@ fn markdown(
     s
 }
 
-fn json(args: &AgreeArgs, id_rows: &[Row], experiment_rows: &[Row]) -> serde_json::Value {
+fn json(
+    args: &AgreeArgs,
+    builds: &BTreeMap<String, Vec<u32>>,
+    id_rows: &[Row],
+    experiment_rows: &[Row],
+) -> serde_json::Value {
     use serde_json::json;
     let comparison = |c: &Comparison| {
         json!({
@@ -436,6 +490,7 @@ fn json(args: &AgreeArgs, id_rows: &[Row], experiment_rows: &[Row]) -> serde_jso
         "first_seed": args.first_seed,
         "num_episodes": args.num_episodes,
         "tolerance": args.tolerance,
+        "our_builds": builds,
         "ids": ids,
         "experiments": experiments,
     })
@@ -527,6 +582,43 @@ mod tests {
         };
         assert_eq!(seeds(&[]), 0..10);
         assert_eq!(seeds(&["--seeds", "30", "--first-seed", "30"]), 30..60);
+    }
+
+    #[test]
+    fn builds_list_their_seeds_as_ranges() {
+        let builds = BTreeMap::from([
+            ("0123456789abcdef".to_string(), vec![0, 1, 2, 5, 7, 8]),
+            ("unrecorded".to_string(), vec![3]),
+        ]);
+        assert_eq!(
+            fmt_builds(&builds),
+            "0123456789ab (seeds 0-2, 5, 7-8); unrecorded (seeds 3)"
+        );
+    }
+
+    #[test]
+    fn builds_come_from_the_seeds_manifests() {
+        let root = std::env::temp_dir().join(format!("agree-builds-{}", std::process::id()));
+        let dirs: Vec<PathBuf> = (0..3).map(|s| root.join(format!("seed-{s}"))).collect();
+        for (seed, dir) in dirs.iter().enumerate() {
+            std::fs::create_dir_all(dir).unwrap();
+            let revision = ["aaa", "bbb", "aaa"][seed];
+            let manifest = RunManifest {
+                git_revision: Some(revision.to_string()),
+                ..RunManifest::new("dqn", "DQN", seed as u32, None)
+            };
+            manifest.write(dir).unwrap();
+        }
+        std::fs::remove_file(dirs[1].join(bsuite_logging::manifest::MANIFEST_FILE)).unwrap();
+        let builds = our_builds(&dirs, 0..3).unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(
+            builds,
+            BTreeMap::from([
+                ("aaa".to_string(), vec![0, 2]),
+                ("unrecorded".to_string(), vec![1]),
+            ])
+        );
     }
 
     fn row(score: Option<Comparison>, mean_return: Option<(Comparison, f64)>) -> Row {
