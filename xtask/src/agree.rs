@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -147,15 +148,67 @@ struct Row {
     name: String,
     score: Option<Comparison>,
     mean_return: Option<(Comparison, f64)>,
+    curve: Option<CurveTest>,
+}
+
+/// The learning curves compared window by window ([`agreement::curve_windows`]): the mean
+/// return over each window's episodes, per seed on each side.
+struct CurveTest {
+    /// Per window, the episodes it covers (the same on every run of an id) and the test.
+    windows: Vec<(RangeInclusive<u64>, Comparison)>,
+}
+
+impl CurveTest {
+    fn new(
+        ours: &[&bsuite_logging::results::RunTable],
+        reference: &[&bsuite_logging::results::RunTable],
+        num_episodes: u64,
+    ) -> Option<CurveTest> {
+        let windows: Vec<_> = agreement::curve_windows(num_episodes)
+            .into_iter()
+            .filter_map(|(after, through)| {
+                let mut episodes = None;
+                let mut values = |runs: &[&bsuite_logging::results::RunTable]| -> Vec<f64> {
+                    runs.iter()
+                        .filter_map(|run| agreement::window_return(run, after, through))
+                        .map(|(covered, value)| {
+                            episodes.get_or_insert(covered);
+                            value
+                        })
+                        .collect()
+                };
+                let (a, b) = (values(ours), values(reference));
+                if a.is_empty() || b.is_empty() {
+                    return None;
+                }
+                Some((episodes?, agreement::compare(&a, &b)))
+            })
+            .collect();
+        (!windows.is_empty()).then_some(CurveTest { windows })
+    }
+
+    /// The smallest window p-value times the number of windows (Bonferroni), at most 1: the
+    /// curves differ when some window does, with the chance of a false alarm kept at the
+    /// level of a single test.
+    fn p_value(&self) -> f64 {
+        let smallest = self
+            .windows
+            .iter()
+            .map(|(_, c)| c.p_value)
+            .fold(1.0, f64::min);
+        (smallest * self.windows.len() as f64).min(1.0)
+    }
 }
 
 impl Row {
-    /// The verdict: `differs` when either test finds a difference; else from the mean
-    /// return where there is one (a continuous measure), else from the score.
+    /// The verdict: `differs` when any test finds a difference (the score's, the mean
+    /// return's, or the learning curves'); else from the mean return where there is one (a
+    /// continuous measure), else from the score.
     fn verdict(&self, tolerance: f64) -> &'static str {
         let differs = |c: &Comparison| c.verdict(f64::INFINITY) == Verdict::Differs;
         if self.score.as_ref().is_some_and(differs)
             || self.mean_return.as_ref().is_some_and(|(c, _)| differs(c))
+            || self.curve.as_ref().is_some_and(|c| c.p_value() < 0.05)
         {
             return Verdict::Differs.as_str();
         }
@@ -316,6 +369,11 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
             score: (!sa.is_empty() && !sb.is_empty()).then(|| agreement::compare(&sa, &sb)),
             mean_return: (!ra.is_empty() && !rb.is_empty())
                 .then(|| (agreement::compare(&ra, &rb), span.unwrap_or(0.0).max(1e-9))),
+            curve: CurveTest::new(
+                &a,
+                &b,
+                args.num_episodes.unwrap_or(id.num_episodes()) as u64,
+            ),
         });
         write_curves(&out, id, &a, &b)?;
     }
@@ -332,6 +390,7 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
                 name: name.to_string(),
                 score: (!sa.is_empty() && !sb.is_empty()).then(|| agreement::compare(&sa, &sb)),
                 mean_return: None,
+                curve: None,
             }
         })
         .collect();
@@ -407,7 +466,8 @@ fn markdown(
         "# {}: ours vs bsuite 0.3.6's JAX default_agent\n\n{} seeds per side ({}..{}), {} ids, {}; \
          tolerance {} (score units; for mean returns, a fraction of the span of logged episode \
          returns). Each cell: mean ± sd (ours | reference) | permutation-test p | smallest \
-         difference detectable (80% power, 5% level).\n",
+         difference detectable (80% power, 5% level). Curve p: the learning curves' test, the \
+         smallest p of the episode windows below times their number.\n",
         args.agent,
         args.seeds,
         args.first_seed,
@@ -419,22 +479,43 @@ fn markdown(
     let _ = writeln!(s, "Our side was run by bsuite-rs {}.\n", fmt_builds(builds));
     let _ = writeln!(
         s,
-        "| id | mean return: ours | reference | p | detectable | span | score: ours | reference | p | detectable | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|"
+        "| id | mean return: ours | reference | p | detectable | span | score: ours | reference | p | detectable | curve p | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for row in id_rows {
         let (ret, span) = match &row.mean_return {
             Some((c, span)) => (fmt_comparison(&Some(*c)), format!("{span:.3}")),
             None => (fmt_comparison(&None), "-".to_string()),
         };
+        let curve = row
+            .curve
+            .as_ref()
+            .map_or("-".to_string(), |c| format!("{:.3}", c.p_value()));
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             row.name,
             ret,
             span,
             fmt_comparison(&row.score),
+            curve,
             row.verdict(args.tolerance)
         );
+    }
+    let _ = writeln!(
+        s,
+        "\n| id | episodes | mean return: ours | reference | p | detectable |\n|---|---|---|---|---|---|"
+    );
+    for row in id_rows {
+        for (episodes, c) in row.curve.iter().flat_map(|c| &c.windows) {
+            let _ = writeln!(
+                s,
+                "| {} | {}-{} | {} |",
+                row.name,
+                episodes.start(),
+                episodes.end(),
+                fmt_comparison(&Some(*c))
+            );
+        }
     }
     let _ = writeln!(
         s,
@@ -475,6 +556,14 @@ fn json(
                 v["span"] = json!(span);
                 v
             }),
+            "curve": r.curve.as_ref().map(|c| json!({
+                "p_value": c.p_value(),
+                "windows": c.windows.iter().map(|(episodes, w)| {
+                    let mut v = comparison(w);
+                    v["episodes"] = json!([episodes.start(), episodes.end()]);
+                    v
+                }).collect::<Vec<_>>(),
+            })),
             "verdict": r.verdict(args.tolerance),
         })
     };
@@ -626,6 +715,7 @@ mod tests {
             name: "catch/0".to_string(),
             score,
             mean_return,
+            curve: None,
         }
     }
 
@@ -642,5 +732,30 @@ mod tests {
         let noisy = compare(&[0.0, 1.0, 0.0], &[1.0, 0.0, 1.0]);
         assert_eq!(row(None, Some((noisy, 1.0))).verdict(0.1), "inconclusive");
         assert_eq!(row(None, None).verdict(0.1), "no data");
+        // Scores and mean returns agree, but one stretch of the learning curves does not.
+        let curve = |window: Comparison| CurveTest {
+            windows: vec![(1..=10, close), (11..=31, window), (32..=100, close)],
+        };
+        let mut parted = row(Some(close), Some((close, 2.0)));
+        parted.curve = Some(curve(apart));
+        assert_eq!(parted.verdict(0.1), "differs");
+        parted.curve = Some(curve(close));
+        assert_eq!(parted.verdict(0.1), "agrees");
+    }
+
+    #[test]
+    fn the_curve_test_corrects_for_its_windows() {
+        let c = |p_value| Comparison {
+            p_value,
+            ..compare(&[0.0, 1.0], &[0.0, 1.0])
+        };
+        let test = CurveTest {
+            windows: vec![(1..=1, c(0.9)), (2..=3, c(0.02)), (4..=10, c(0.5))],
+        };
+        assert!((test.p_value() - 0.06).abs() < 1e-12);
+        let test = CurveTest {
+            windows: vec![(1..=1, c(0.4)), (2..=3, c(0.9))],
+        };
+        assert_eq!(test.p_value(), 0.8);
     }
 }
