@@ -419,7 +419,7 @@ fn our_builds(dirs: &[PathBuf], seeds: std::ops::Range<u32>) -> Result<BTreeMap<
     for (dir, seed) in dirs.iter().zip(seeds) {
         let revision = RunManifest::read(dir)?
             .and_then(|manifest| manifest.git_revision)
-            .unwrap_or_else(|| "unrecorded".to_string());
+            .unwrap_or_else(|| "not recorded".to_string());
         builds.entry(revision).or_default().push(seed);
     }
     Ok(builds)
@@ -476,7 +476,11 @@ fn markdown(
         episodes,
         args.tolerance
     );
-    let _ = writeln!(s, "Our side was run by bsuite-rs {}.\n", fmt_builds(builds));
+    let _ = writeln!(
+        s,
+        "Our side's bsuite-rs build, by git revision: {}.\n",
+        fmt_builds(builds)
+    );
     let _ = writeln!(
         s,
         "| id | mean return: ours | reference | p | detectable | span | score: ours | reference | p | detectable | curve p | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -677,11 +681,11 @@ mod tests {
     fn builds_list_their_seeds_as_ranges() {
         let builds = BTreeMap::from([
             ("0123456789abcdef".to_string(), vec![0, 1, 2, 5, 7, 8]),
-            ("unrecorded".to_string(), vec![3]),
+            ("not recorded".to_string(), vec![3]),
         ]);
         assert_eq!(
             fmt_builds(&builds),
-            "0123456789ab (seeds 0-2, 5, 7-8); unrecorded (seeds 3)"
+            "0123456789ab (seeds 0-2, 5, 7-8); not recorded (seeds 3)"
         );
     }
 
@@ -705,7 +709,7 @@ mod tests {
             builds,
             BTreeMap::from([
                 ("aaa".to_string(), vec![0, 2]),
-                ("unrecorded".to_string(), vec![1]),
+                ("not recorded".to_string(), vec![1]),
             ])
         );
     }
