@@ -27,6 +27,7 @@ use bsuite_baselines::runner::RunnerOptions;
 use bsuite_baselines::sweep;
 use bsuite_envs::BsuiteId;
 use bsuite_logging::manifest::RunManifest;
+use bsuite_logging::results::RunTable;
 use bsuite_report::drawing::{Drawing, DrawingAxis, Facet, Key, Layer, Legend, Stroke};
 use bsuite_report::style::Colour;
 
@@ -135,7 +136,7 @@ impl Side {
             .collect()
     }
 
-    fn runs(&self, id: BsuiteId) -> Vec<&bsuite_logging::results::RunTable> {
+    fn runs(&self, id: BsuiteId) -> Vec<&RunTable> {
         self.seeds
             .iter()
             .filter_map(|a| a.runs.iter().find(|r| r.id() == id))
@@ -159,16 +160,12 @@ struct CurveTest {
 }
 
 impl CurveTest {
-    fn new(
-        ours: &[&bsuite_logging::results::RunTable],
-        reference: &[&bsuite_logging::results::RunTable],
-        num_episodes: u64,
-    ) -> Option<CurveTest> {
+    fn new(ours: &[&RunTable], reference: &[&RunTable], num_episodes: u64) -> Option<CurveTest> {
         let windows: Vec<_> = agreement::curve_windows(num_episodes)
             .into_iter()
             .filter_map(|(after, through)| {
                 let mut episodes = None;
-                let mut values = |runs: &[&bsuite_logging::results::RunTable]| -> Vec<f64> {
+                let mut values = |runs: &[&RunTable]| -> Vec<f64> {
                     runs.iter()
                         .filter_map(|run| agreement::window_return(run, after, through))
                         .map(|(covered, value)| {
@@ -356,7 +353,7 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
     let mut id_rows = Vec::new();
     for &id in &ids {
         let (a, b) = (ours.runs(id), reference.runs(id));
-        let returns = |runs: &[&bsuite_logging::results::RunTable]| -> Vec<f64> {
+        let returns = |runs: &[&RunTable]| -> Vec<f64> {
             runs.iter()
                 .filter_map(|r| agreement::mean_return(r))
                 .collect()
@@ -593,8 +590,8 @@ fn json(
 fn write_curves(
     out: &Path,
     id: BsuiteId,
-    ours: &[&bsuite_logging::results::RunTable],
-    reference: &[&bsuite_logging::results::RunTable],
+    ours: &[&RunTable],
+    reference: &[&RunTable],
 ) -> Result<()> {
     let ours_colour = Colour::hex(0x1f77b4);
     let reference_colour = Colour::hex(0xd62728);
