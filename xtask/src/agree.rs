@@ -164,21 +164,20 @@ impl CurveTest {
         let windows: Vec<_> = agreement::curve_windows(num_episodes)
             .into_iter()
             .filter_map(|(after, through)| {
-                let mut episodes = None;
-                let mut values = |runs: &[&RunTable]| -> Vec<f64> {
+                let values = |runs: &[&RunTable]| -> Vec<f64> {
                     runs.iter()
-                        .filter_map(|run| agreement::window_return(run, after, through))
-                        .map(|(covered, value)| {
-                            episodes.get_or_insert(covered);
-                            value
-                        })
+                        .filter_map(|run| Some(agreement::window_return(run, after, through)?.1))
                         .collect()
                 };
                 let (a, b) = (values(ours), values(reference));
                 if a.is_empty() || b.is_empty() {
                     return None;
                 }
-                Some((episodes?, agreement::compare(&a, &b)))
+                // Every run of an id covers the same episodes: take them from the first.
+                let (episodes, _) = ours
+                    .iter()
+                    .find_map(|run| agreement::window_return(run, after, through))?;
+                Some((episodes, agreement::compare(&a, &b)))
             })
             .collect();
         (!windows.is_empty()).then_some(CurveTest { windows })
