@@ -1,6 +1,7 @@
 //! `bsuite-bench-agents`: CPU time per agent step (select_action + env step + update) of
-//! the LibTorch agents, one agent at a time and, for agents that batch, as lockstep
-//! replicas; each next to its hardware floor (a cost model of the agent's arithmetic and
+//! the LibTorch agents: one agent at a time, batched as the runner batches them (lockstep
+//! batches of the agent's default `--batch-size`) and, for the record, as one lockstep batch
+//! of all ids; each next to its hardware floor (a cost model of the agent's arithmetic and
 //! memory traffic over rates measured in the same run) and, with `--python`, next to
 //! bsuite 0.3.6's own JAX agent. Run it through `cargo xtask bench agents`, which builds it
 //! optimised against LibTorch.
@@ -81,29 +82,52 @@ struct Timing {
     density: f64,
 }
 
-/// Times `steps` lockstep rounds of `agent` over `envs` after `warmup` rounds.
-fn time_rounds(
-    agent: &mut dyn BatchAgent,
-    envs: &mut [Box<dyn Environment>],
-    warmup: usize,
-    steps: usize,
-) -> Timing {
-    let timing = time_lockstep(agent, envs, warmup, steps);
-    Timing {
-        us_per_step: timing.us_per_step(),
-        episode_len: (warmup * envs.len()) as f64 / timing.warmup_episodes.max(1) as f64,
-        density: timing.nonzero_fraction,
+/// Times `ids` in lockstep batches of `size` replicas, one batch after another as the
+/// runner runs them: `steps` rounds of each batch after `warmup` rounds, the CPU time of
+/// all batches over all their agent steps.
+fn time_batches(
+    entry: &AgentEntry,
+    ids: &[BsuiteId],
+    size: usize,
+    args: &Args,
+) -> Result<Timing, String> {
+    let (mut seconds, mut steps, mut episodes, mut density) = (0.0, 0, 0, 0.0);
+    let batches = ids.chunks(size.max(1));
+    let count = batches.len();
+    for batch in batches {
+        let (mut envs, setups): (Vec<_>, Vec<_>) = batch.iter().map(|&id| setup(id, entry)).unzip();
+        let mut agent: Box<dyn BatchAgent> = match (&entry.batching, setups.len()) {
+            (Some(batching), n) if n > 1 => (batching.make)(&setups),
+            _ => Box::new(OneByOne(vec![(entry.make)(&setups[0])])),
+        };
+        let timing = time_lockstep(&mut *agent, &mut envs, args.warmup, args.steps);
+        seconds += timing.seconds;
+        steps += timing.agent_steps;
+        episodes += timing.warmup_episodes;
+        density += timing.nonzero_fraction / count as f64;
     }
+    Ok(Timing {
+        us_per_step: seconds * 1e6 / steps.max(1) as f64,
+        episode_len: (args.warmup * ids.len()) as f64 / episodes.max(1) as f64,
+        density,
+    })
 }
 
-/// The work of one agent step of one replica: floating-point operations and bytes moved
-/// to and from wherever the replica's working set lives.
+/// The work of one agent step of one replica: floating-point operations, and bytes moved
+/// to and from wherever its data lives.
 #[derive(Clone, Copy, Debug, Default)]
 struct Cost {
     flops: f64,
-    bytes: f64,
-    /// Bytes of the replica's weights (its working set when acting).
-    weight_bytes: f64,
+    /// Bytes a step touches first: read from (and written back to) the level the whole
+    /// batch's working sets fit in, since in a lockstep batch every other replica's step
+    /// runs between two of this replica's.
+    streamed_bytes: f64,
+    /// Bytes read again within the same step (a weight read by the forward pass and again
+    /// by the backward, a recurrent matrix read at every row), from the level one
+    /// replica's working set fits in.
+    reread_bytes: f64,
+    /// Bytes of the replica's parameters, gradients and Adam moments.
+    working_set: f64,
 }
 
 /// A dense network's multiply-adds per row and its parameter count; `density` scales the
@@ -119,10 +143,14 @@ fn mlp(sizes: &[usize], density: f64) -> (f64, f64) {
     (macs, params)
 }
 
-/// Bytes an SGD step moves per parameter: the weights read forward and backward (4 + 4),
-/// gradients written and read back (8), and Adam reading weights, moments and gradients
-/// and writing the first three back (28).
-const SGD_BYTES_PER_PARAM: f64 = 44.0;
+/// Bytes an SGD step touches first per parameter: the weight read and written back (8),
+/// its gradient written (4), and its two Adam moments read and written back (16).
+const SGD_STREAMED_BYTES_PER_PARAM: f64 = 28.0;
+/// Bytes an SGD step reads again per parameter: the weight by the forward and backward
+/// passes and Adam (8), the gradient read back and read by Adam (8).
+const SGD_REREAD_BYTES_PER_PARAM: f64 = 16.0;
+/// A replica's bytes per parameter: the weight, its gradient and two Adam moments.
+const WORKING_SET_BYTES_PER_PARAM: f64 = 16.0;
 /// Floating-point operations of Adam per parameter (moments, square root, division).
 const ADAM_FLOPS_PER_PARAM: f64 = 10.0;
 
@@ -151,14 +179,15 @@ fn cost_model(
             let (macs, params) = mlp(&sizes, density);
             let b = f(batch);
             // Acting: one member's forward. SGD every step: online and target forwards of
-            // the batch, the backward (weight and input gradients), Adam; per member.
+            // the batch, the backward (weight and input gradients), Adam; per member. The
+            // target network is read once too; the replay's sampled rows are not counted.
             let sgd_flops = 2.0 * macs * b * 2.0 + 4.0 * macs * b + ADAM_FLOPS_PER_PARAM * params;
-            // The target network is read too.
-            let sgd_bytes = (SGD_BYTES_PER_PARAM + 4.0) * params;
             Some(Cost {
                 flops: 2.0 * macs + members * sgd_flops,
-                bytes: 4.0 * params + members * sgd_bytes,
-                weight_bytes: 4.0 * params * members,
+                streamed_bytes: 4.0 * params
+                    + members * (SGD_STREAMED_BYTES_PER_PARAM + 4.0) * params,
+                reread_bytes: members * SGD_REREAD_BYTES_PER_PARAM * params,
+                working_set: (WORKING_SET_BYTES_PER_PARAM + 4.0) * params * members,
             })
         }
         "actor_critic" | "actor_critic_rnn" => {
@@ -187,11 +216,11 @@ fn cost_model(
             let sgd_flops = 2.0 * macs * rows + 4.0 * macs * rows + ADAM_FLOPS_PER_PARAM * params;
             // The recurrent weights are read again for every row, forward and backward.
             let recurrent_bytes = 4.0 * f(lstm * 4 * lstm) * 2.0 * (rows - 1.0);
-            let sgd_bytes = SGD_BYTES_PER_PARAM * params + recurrent_bytes;
             Some(Cost {
                 flops: 2.0 * macs + sgd_flops / t,
-                bytes: 4.0 * params + sgd_bytes / t,
-                weight_bytes: 4.0 * params,
+                streamed_bytes: 4.0 * params + SGD_STREAMED_BYTES_PER_PARAM * params / t,
+                reread_bytes: (SGD_REREAD_BYTES_PER_PARAM * params + recurrent_bytes) / t,
+                working_set: WORKING_SET_BYTES_PER_PARAM * params,
             })
         }
         _ => None,
@@ -264,11 +293,12 @@ impl Machine {
         })
     }
 
-    /// The floor of a step: the larger of its arithmetic time and its memory time, and
-    /// which of the two it is.
+    /// The floor of a step of a replica in a lockstep batch of `replicas`: the larger of
+    /// its arithmetic time and its memory time, and which of the two it is.
     fn floor(&mut self, cost: Cost, replicas: usize) -> (f64, &'static str) {
         let compute = cost.flops / self.matmul_flops;
-        let memory = cost.bytes / self.bandwidth(cost.weight_bytes * replicas as f64);
+        let memory = cost.streamed_bytes / self.bandwidth(cost.working_set * replicas as f64)
+            + cost.reread_bytes / self.bandwidth(cost.working_set);
         if compute >= memory {
             (compute * 1e6, "compute")
         } else {
@@ -281,12 +311,19 @@ impl Machine {
 #[derive(Default)]
 struct AgentReport {
     single_us: Option<f64>,
+    /// The runner's batches of `batch_size`.
     batched_us: Option<f64>,
+    batch_size: Option<usize>,
+    /// All ids in one lockstep batch, where that is not what the runner does.
+    lockstep_us: Option<f64>,
     floor_us: Option<f64>,
+    /// The floor of a replica in the lockstep batch of all ids.
+    lockstep_floor_us: Option<f64>,
     bound: Option<&'static str>,
+    lockstep_bound: Option<&'static str>,
     python_us: Option<f64>,
-    /// Extra rows (e.g. actor_critic_rnn on memory_len): label -> (single, batched).
-    extra: Vec<(String, Option<f64>, Option<f64>)>,
+    /// Extra rows (e.g. actor_critic_rnn on memory_len): label -> its timings.
+    extra: Vec<(String, Runs)>,
 }
 
 fn select(selectors: &[String]) -> Result<Vec<BsuiteId>, String> {
@@ -300,23 +337,39 @@ fn select(selectors: &[String]) -> Result<Vec<BsuiteId>, String> {
     Ok(ids)
 }
 
-/// One by one on the first id and, where the agent batches, batched over all.
-fn time_agent(
-    name: &str,
-    ids: &[BsuiteId],
-    args: &Args,
-) -> Result<(Timing, Option<Timing>), String> {
+/// One agent's timings over a set of ids.
+struct Runs {
+    /// Alone, on the first id.
+    single: Timing,
+    /// As the runner batches the ids, and the batch size; `None` for agents that do not
+    /// batch.
+    batched: Option<(Timing, usize)>,
+    /// One lockstep batch of all ids (the runner's batch where it holds them all).
+    lockstep: Option<Timing>,
+}
+
+fn time_agent(name: &str, ids: &[BsuiteId], args: &Args) -> Result<Runs, String> {
     let entry = factory::agent(name).map_err(|e| e.to_string())?;
-    let (env, s) = setup(ids[0], &entry);
-    let mut envs = vec![env];
-    let mut agent = OneByOne(vec![(entry.make)(&s)]);
-    let single = time_rounds(&mut agent, &mut envs, args.warmup, args.steps);
-    let batched = entry.batching.filter(|_| ids.len() > 1).map(|batching| {
-        let (mut envs, setups): (Vec<_>, Vec<_>) = ids.iter().map(|&id| setup(id, &entry)).unzip();
-        let mut agent = (batching.make)(&setups);
-        time_rounds(&mut *agent, &mut envs, args.warmup, args.steps)
-    });
-    Ok((single, batched))
+    let single = time_batches(&entry, &ids[..1], 1, args)?;
+    let Some(batching) = entry.batching.as_ref().filter(|_| ids.len() > 1) else {
+        return Ok(Runs {
+            single,
+            batched: None,
+            lockstep: None,
+        });
+    };
+    let size = batching.default_size;
+    let batched = time_batches(&entry, ids, size, args)?;
+    let lockstep = if size < ids.len() {
+        time_batches(&entry, ids, ids.len(), args)?
+    } else {
+        batched
+    };
+    Ok(Runs {
+        single,
+        batched: Some((batched, size)),
+        lockstep: Some(lockstep),
+    })
 }
 
 /// Microseconds per agent step of bsuite's JAX agent `name` on `id`.
@@ -364,28 +417,30 @@ fn run(args: Args) -> Result<(), String> {
     let mut machine = Machine::measure();
     let mut reports: Vec<(String, AgentReport)> = Vec::new();
     for name in &args.agents {
-        let (single, batched) = time_agent(name, &ids, &args)?;
+        let runs = time_agent(name, &ids, &args)?;
         let mut report = AgentReport {
-            single_us: Some(single.us_per_step),
-            batched_us: batched.map(|t| t.us_per_step),
+            single_us: Some(runs.single.us_per_step),
+            batched_us: runs.batched.map(|(t, _)| t.us_per_step),
+            batch_size: runs.batched.map(|(_, size)| size),
+            lockstep_us: runs.lockstep.map(|t| t.us_per_step),
             ..AgentReport::default()
         };
         let env = ids[0].load().expect("registry ids load");
         let obs_len = env.observation_spec().len();
         let actions = env.action_spec().num_actions;
-        if let Some(cost) = cost_model(name, obs_len, actions, single.episode_len, single.density) {
+        let (episode_len, density) = (runs.single.episode_len, runs.single.density);
+        if let Some(cost) = cost_model(name, obs_len, actions, episode_len, density) {
             let (floor, bound) = machine.floor(cost, 1);
-            report.floor_us = Some(floor);
-            report.bound = Some(bound);
+            (report.floor_us, report.bound) = (Some(floor), Some(bound));
+            if runs.lockstep.is_some() {
+                let (floor, bound) = machine.floor(cost, ids.len());
+                (report.lockstep_floor_us, report.lockstep_bound) = (Some(floor), Some(bound));
+            }
         }
         if name == "actor_critic_rnn" {
-            let (single, batched) = time_agent(name, &rnn_ids, &args)?;
-            let label = args.rnn_ids.join(" ");
-            report.extra.push((
-                label,
-                Some(single.us_per_step),
-                batched.map(|t| t.us_per_step),
-            ));
+            report
+                .extra
+                .push((args.rnn_ids.join(" "), time_agent(name, &rnn_ids, &args)?));
         }
         if let Some(python) = &args.python {
             report.python_us = Some(python_us(python, name, ids[0])?);
@@ -397,25 +452,35 @@ fn run(args: Args) -> Result<(), String> {
         .iter()
         .map(|(bytes, bw)| format!("\"{bytes}\": {:.2}", bw / 1e9))
         .collect();
+    let us = |t: Option<Timing>| t.map(|t| t.us_per_step);
     if args.json {
+        let bound = |b: Option<&str>| b.map_or("null".to_string(), |b| format!("\"{b}\""));
         let agents: Vec<String> = reports
             .iter()
             .map(|(name, r)| {
                 let mut fields = vec![
                     format!("\"single_us\": {}", json_number(r.single_us)),
                     format!("\"batched_us\": {}", json_number(r.batched_us)),
-                    format!("\"floor_us\": {}", json_number(r.floor_us)),
-                    format!("\"python_us\": {}", json_number(r.python_us)),
                     format!(
-                        "\"bound\": {}",
-                        r.bound.map_or("null".to_string(), |b| format!("\"{b}\""))
+                        "\"batch_size\": {}",
+                        r.batch_size.map_or("null".to_string(), |n| n.to_string())
                     ),
+                    format!("\"lockstep_us\": {}", json_number(r.lockstep_us)),
+                    format!("\"floor_us\": {}", json_number(r.floor_us)),
+                    format!(
+                        "\"lockstep_floor_us\": {}",
+                        json_number(r.lockstep_floor_us)
+                    ),
+                    format!("\"python_us\": {}", json_number(r.python_us)),
+                    format!("\"bound\": {}", bound(r.bound)),
+                    format!("\"lockstep_bound\": {}", bound(r.lockstep_bound)),
                 ];
-                for (label, single, batched) in &r.extra {
+                for (label, runs) in &r.extra {
                     fields.push(format!(
-                        "\"{label}\": {{\"single_us\": {}, \"batched_us\": {}}}",
-                        json_number(*single),
-                        json_number(*batched)
+                        "\"{label}\": {{\"single_us\": {}, \"batched_us\": {}, \"lockstep_us\": {}}}",
+                        json_number(Some(runs.single.us_per_step)),
+                        json_number(us(runs.batched.map(|(t, _)| t))),
+                        json_number(us(runs.lockstep)),
                     ));
                 }
                 format!("\"{name}\": {{{}}}", fields.join(", "))
@@ -431,8 +496,10 @@ fn run(args: Args) -> Result<(), String> {
         return Ok(());
     }
     bsuite_baselines::outln!(
-        "CPU us per agent step (select + env step + update), one thread; {} and {} ids",
+        "CPU us per agent step (select + env step + update), one thread; single: {} alone; \
+         batched: {} ids in the runner's batches of `batch`; lockstep: all {} in one batch",
         ids[0],
+        ids.len(),
         ids.len()
     );
     bsuite_baselines::outln!(
@@ -441,39 +508,60 @@ fn run(args: Args) -> Result<(), String> {
         bandwidths.join(", ")
     );
     bsuite_baselines::outln!(
-        "{:<18} {:>10} {:>10} {:>10} {:>8} {:>10} {:>9} {:>9}",
+        "{:<18} {:>8} {:>8} {:>5} {:>8} {:>8} {:>8} {:>10} {:>8} {:>9} {:>9} {:>8}",
         "agent",
         "single",
         "batched",
+        "batch",
         "floor",
         "bound",
+        "lockstep",
+        "its floor",
         "python",
         "vs floor",
+        "lk/floor",
         "vs JAX"
     );
     let fmt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
+    let ratio = |num: Option<f64>, den: Option<f64>| match (num, den) {
+        (Some(n), Some(d)) => format!("{:.2}x", n / d),
+        _ => "-".to_string(),
+    };
     for (name, r) in &reports {
         let best = match (r.single_us, r.batched_us) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let ratio = |num: Option<f64>, den: Option<f64>| match (num, den) {
-            (Some(n), Some(d)) => format!("{:.2}x", n / d),
-            _ => "-".to_string(),
-        };
         bsuite_baselines::outln!(
-            "{:<18} {:>10} {:>10} {:>10} {:>8} {:>10} {:>9} {:>9}",
+            "{:<18} {:>8} {:>8} {:>5} {:>8} {:>8} {:>8} {:>10} {:>8} {:>9} {:>9} {:>8}",
             name,
             fmt(r.single_us),
             fmt(r.batched_us),
+            r.batch_size.map_or("-".to_string(), |n| n.to_string()),
             fmt(r.floor_us),
             r.bound.unwrap_or("-"),
+            fmt(r.lockstep_us),
+            format!(
+                "{} {}",
+                fmt(r.lockstep_floor_us),
+                r.lockstep_bound.map_or("", |b| &b[..3])
+            ),
             fmt(r.python_us),
             ratio(best, r.floor_us),
+            ratio(r.lockstep_us, r.lockstep_floor_us),
             ratio(r.python_us, best),
         );
-        for (label, single, batched) in &r.extra {
-            bsuite_baselines::outln!("  {:<16} {:>10} {:>10}", label, fmt(*single), fmt(*batched));
+        for (label, runs) in &r.extra {
+            bsuite_baselines::outln!(
+                "  {:<16} {:>8} {:>8} {:>5} {:>8} {:>8} {:>8}",
+                label,
+                fmt(Some(runs.single.us_per_step)),
+                fmt(us(runs.batched.map(|(t, _)| t))),
+                "",
+                "",
+                "",
+                fmt(us(runs.lockstep))
+            );
         }
     }
     Ok(())

@@ -297,7 +297,7 @@ pub fn entries() -> Vec<AgentEntry> {
                 key: |s| DqnReplicas::batch_key(&s.action_spec),
                 make: |s| batch(s, host_boot_dqn, tensor_boot_dqn),
                 // A replica's 20 members already make each product a batch; more replicas
-                // only add cache pressure (catch: 0.62 ms a step alone, 0.95 ms in a batch
+                // only add cache pressure (catch: 0.68 ms a step alone, 1.04 ms in a batch
                 // of 20, `cargo xtask bench agents`).
                 default_size: 1,
             }),
@@ -321,9 +321,11 @@ pub fn entries() -> Vec<AgentEntry> {
             batching: Some(Batching {
                 key: |_| 0,
                 make: |s| batch(s, host_actor_critic_rnn, tensor_actor_critic_rnn),
-                // Each replica streams its own 2.4 MB of weights every step: one at a time
-                // they stay in the cache, while a batch of 20 (48 MB) does not and runs
-                // 1.8x slower per step (`cargo xtask bench agents`).
+                // Each replica streams its own 2.4 MB of weights every step, and its 9.7 MB
+                // of weights, gradients and Adam moments every SGD step: one at a time they
+                // stay in the L3 cache, while a batch of 20 streams them from DRAM, whose
+                // floor is 2.3x higher and which runs 2.3x slower per step (`cargo xtask
+                // bench agents`, its lockstep column).
                 default_size: 1,
             }),
         },
