@@ -21,13 +21,13 @@ use bsuite_envs::{BsuiteId, Environment};
 use clap::Parser;
 use tch::{Device, Kind, Tensor};
 
-/// Agent cost per step on bsuite ids: one by one, batched where the agent batches, its
-/// floor, and optionally the JAX reference.
+/// Agent cost per step on bsuite ids: alone, batched where the agent batches, their
+/// floors, and optionally the JAX reference.
 #[derive(Parser, Debug)]
 #[command(name = "bsuite-bench-agents")]
 struct Args {
-    /// Agents to time (by name): one agent at a time on the first id, and agents that
-    /// batch also as one batch over all ids.
+    /// Agents to time (by name): one agent alone on the first id, and agents that batch
+    /// also over all ids, in the runner's batches and in one lockstep batch.
     #[arg(long, num_args = 1.., default_values_t = ["dqn".to_string(), "boot_dqn".to_string(), "actor_critic".to_string(), "actor_critic_rnn".to_string()])]
     agents: Vec<String>,
     /// Ids to time them on: ids, experiments or tags (default: catch, its 20 seeds).
@@ -85,12 +85,7 @@ struct Timing {
 /// Times `ids` in lockstep batches of `size` replicas, one batch after another as the
 /// runner runs them: `steps` rounds of each batch after `warmup` rounds, the CPU time of
 /// all batches over all their agent steps.
-fn time_batches(
-    entry: &AgentEntry,
-    ids: &[BsuiteId],
-    size: usize,
-    args: &Args,
-) -> Result<Timing, String> {
+fn time_batches(entry: &AgentEntry, ids: &[BsuiteId], size: usize, args: &Args) -> Timing {
     let (mut seconds, mut steps, mut episodes, mut density) = (0.0, 0, 0, 0.0);
     let batches = ids.chunks(size.max(1));
     let count = batches.len();
@@ -106,11 +101,11 @@ fn time_batches(
         episodes += timing.warmup_episodes;
         density += timing.nonzero_fraction / count as f64;
     }
-    Ok(Timing {
+    Timing {
         us_per_step: seconds * 1e6 / steps.max(1) as f64,
         episode_len: (args.warmup * ids.len()) as f64 / episodes.max(1) as f64,
         density,
-    })
+    }
 }
 
 /// The work of one agent step of one replica: floating-point operations, and bytes moved
@@ -350,7 +345,7 @@ struct Runs {
 
 fn time_agent(name: &str, ids: &[BsuiteId], args: &Args) -> Result<Runs, String> {
     let entry = factory::agent(name).map_err(|e| e.to_string())?;
-    let single = time_batches(&entry, &ids[..1], 1, args)?;
+    let single = time_batches(&entry, &ids[..1], 1, args);
     let Some(batching) = entry.batching.as_ref().filter(|_| ids.len() > 1) else {
         return Ok(Runs {
             single,
@@ -359,9 +354,9 @@ fn time_agent(name: &str, ids: &[BsuiteId], args: &Args) -> Result<Runs, String>
         });
     };
     let size = batching.default_size;
-    let batched = time_batches(&entry, ids, size, args)?;
+    let batched = time_batches(&entry, ids, size, args);
     let lockstep = if size < ids.len() {
-        time_batches(&entry, ids, ids.len(), args)?
+        time_batches(&entry, ids, ids.len(), args)
     } else {
         batched
     };
