@@ -309,7 +309,8 @@ struct AgentReport {
     /// The runner's batches of `batch_size`.
     batched_us: Option<f64>,
     batch_size: Option<usize>,
-    /// All ids in one lockstep batch, where that is not what the runner does.
+    /// All ids in one lockstep batch (the batched run itself where the runner's batch
+    /// holds them all).
     lockstep_us: Option<f64>,
     floor_us: Option<f64>,
     /// The floor of a replica in the lockstep batch of all ids.
@@ -511,7 +512,7 @@ fn run(args: Args) -> Result<(), String> {
         "floor",
         "bound",
         "lockstep",
-        "its floor",
+        "lk floor",
         "python",
         "vs floor",
         "lk/floor",
