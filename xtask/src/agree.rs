@@ -164,20 +164,21 @@ impl CurveTest {
         let windows: Vec<_> = agreement::curve_windows(num_episodes)
             .into_iter()
             .filter_map(|(after, through)| {
-                let values = |runs: &[&RunTable]| -> Vec<f64> {
+                let returns = |runs: &[&RunTable]| -> Vec<(RangeInclusive<u64>, f64)> {
                     runs.iter()
-                        .filter_map(|run| Some(agreement::window_return(run, after, through)?.1))
+                        .filter_map(|run| agreement::window_return(run, after, through))
                         .collect()
                 };
-                let (a, b) = (values(ours), values(reference));
-                if a.is_empty() || b.is_empty() {
+                let (a, b) = (returns(ours), returns(reference));
+                if b.is_empty() {
                     return None;
                 }
                 // Every run of an id covers the same episodes: take them from the first.
-                let (episodes, _) = ours
-                    .iter()
-                    .find_map(|run| agreement::window_return(run, after, through))?;
-                Some((episodes, agreement::compare(&a, &b)))
+                let episodes = a.first()?.0.clone();
+                let values = |w: &[(RangeInclusive<u64>, f64)]| -> Vec<f64> {
+                    w.iter().map(|(_, value)| *value).collect()
+                };
+                Some((episodes, agreement::compare(&values(&a), &values(&b))))
             })
             .collect();
         (!windows.is_empty()).then_some(CurveTest { windows })

@@ -91,8 +91,8 @@ fn time_batches(entry: &AgentEntry, ids: &[BsuiteId], size: usize, args: &Args) 
     let count = batches.len();
     for batch in batches {
         let (mut envs, setups): (Vec<_>, Vec<_>) = batch.iter().map(|&id| setup(id, entry)).unzip();
-        let mut agent: Box<dyn BatchAgent> = match (&entry.batching, setups.len()) {
-            (Some(batching), n) if n > 1 => (batching.make)(&setups),
+        let mut agent: Box<dyn BatchAgent> = match &entry.batching {
+            Some(batching) if setups.len() > 1 => (batching.make)(&setups),
             _ => Box::new(OneByOne(vec![(entry.make)(&setups[0])])),
         };
         let timing = time_lockstep(&mut *agent, &mut envs, args.warmup, args.steps);
