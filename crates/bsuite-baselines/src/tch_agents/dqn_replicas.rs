@@ -1252,6 +1252,171 @@ impl Agent for DqnReplicas {
 mod tests {
     use super::*;
 
+    /// The engine's bits, pinned: each case's CSVs as the runner writes them, and a digest
+    /// of every replica's parameters after a run, for DQN and for bootstrapped DQN over the
+    /// ensemble sizes, bootstrap masks, reward noise and optimisers the sweeps use. The
+    /// fixtures were written by the engine as it was before it learned to skip masked-out
+    /// samples (`BSUITE_BLESS=1` writes them anew), so every later speed-up must keep
+    /// them. Each run passes many target updates.
+    #[test]
+    fn dqn_and_boot_dqn_keep_their_bits() {
+        let bless = std::env::var_os("BSUITE_BLESS").is_some();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dqn_bits");
+        let scratch = std::env::temp_dir().join(format!("bsuite-dqn-bits-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        for &(case, agent, pairs) in BIT_CASES {
+            let mut config = crate::config::AgentConfig::defaults(agent).unwrap();
+            for pair in pairs {
+                config.set_pair(pair).unwrap();
+            }
+            let fixture = root.join(case);
+            if bless {
+                let _ = std::fs::remove_dir_all(&fixture);
+                std::fs::create_dir_all(&fixture).unwrap();
+            }
+            // Compared with the fixture, or written there.
+            let check = |name: &str, ours: &str| {
+                let path = fixture.join(name);
+                if bless {
+                    std::fs::write(&path, ours).unwrap();
+                } else {
+                    let pinned = std::fs::read_to_string(&path).unwrap();
+                    assert!(
+                        ours == pinned,
+                        "{case}: {name} differs from the fixture:\n{ours}"
+                    );
+                }
+            };
+            let mut digests = String::new();
+            for &(id, episodes) in BIT_IDS {
+                let id: bsuite_envs::BsuiteId = id.parse().unwrap();
+                // A directory per id: a results directory has one episode count.
+                let out = scratch.join(case).join(id.to_string().replace('/', "-"));
+                let options = crate::runner::RunnerOptions {
+                    results_dir: out.clone(),
+                    jobs: 1,
+                    seed: 42,
+                    num_episodes: Some(episodes),
+                    batch_size: 1,
+                    config: Some(config.clone()),
+                    ..crate::runner::RunnerOptions::default()
+                };
+                let entry = crate::factory::agent(agent).unwrap();
+                let progress = crate::runner::Progress::default();
+                crate::runner::run_ids(&[id.clone()], entry, &options, &progress, &|_| {}).unwrap();
+                let name = bsuite_logging::results::file_name(&id);
+                check(&name, &std::fs::read_to_string(out.join(&name)).unwrap());
+
+                let mut env = id.load().unwrap();
+                let spec = ReplicaSpec {
+                    observation_spec: env.observation_spec(),
+                    action_spec: env.action_spec(),
+                    seed: 42,
+                };
+                let mut replicas = if agent == "dqn" {
+                    DqnReplicas::new(DqnConfig::from_config(&config), &[spec])
+                } else {
+                    DqnReplicas::bootstrapped(BootDqnConfig::from_config(&config), &[spec])
+                };
+                crate::run(&mut replicas, &mut *env, episodes).unwrap();
+                digests += &format!("{id} {:016x}\n", replicas.parameter_digest());
+            }
+            check("parameters.txt", &digests);
+        }
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+
+    /// `(case, agent, configuration)` of [`dqn_and_boot_dqn_keep_their_bits`].
+    const BIT_CASES: &[(&str, &str, &[&str])] = &[
+        ("dqn", "dqn", &[]),
+        ("dqn_rmsprop", "dqn", &["optimizer=rmsprop"]),
+        ("boot_dqn", "boot_dqn", &[]),
+        ("boot_dqn_mask_0.5", "boot_dqn", &["mask_prob=0.5"]),
+        (
+            "boot_dqn_3_mask_0.5_sgd",
+            "boot_dqn",
+            &[
+                "num_ensemble=3",
+                "mask_prob=0.5",
+                "optimizer=sgd",
+                "learning_rate=0.01",
+            ],
+        ),
+        (
+            "boot_dqn_30_mask_0.1_noise",
+            "boot_dqn",
+            &["num_ensemble=30", "mask_prob=0.1", "noise_scale=0.1"],
+        ),
+        (
+            "boot_dqn_1_noise_rmsprop",
+            "boot_dqn",
+            &["num_ensemble=1", "noise_scale=0.1", "optimizer=rmsprop"],
+        ),
+        // A batch of one sums in the order of one row, whatever the mask leaves of it.
+        (
+            "boot_dqn_3_mask_0.5_batch_1",
+            "boot_dqn",
+            &[
+                "num_ensemble=3",
+                "mask_prob=0.5",
+                "batch_size=1",
+                "min_replay_size=1",
+            ],
+        ),
+    ];
+
+    /// `(bsuite_id, episodes)` each case runs: hundreds of SGD steps and dozens of target
+    /// updates each (boot_dqn updates its target every 4 SGD steps, DQN every 4).
+    const BIT_IDS: &[(&str, usize)] = &[("catch/0", 60), ("deep_sea/0", 60), ("mnist/0", 300)];
+
+    impl DqnReplicas {
+        /// FNV-1a over the bits of every replica's online and target parameters, each
+        /// member's layers in order at their true (unpadded) sizes: the same for any
+        /// layout of the same values.
+        fn parameter_digest(&self) -> u64 {
+            let mut hash = 0xcbf2_9ce4_8422_2325u64;
+            let mut add = |values: &[f32]| {
+                for v in values {
+                    for byte in v.to_bits().to_le_bytes() {
+                        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+                    }
+                }
+            };
+            let layout = &self.layout;
+            let members = self.config.members;
+            for (r, replica) in self.replicas.iter().enumerate() {
+                let first = &replica.first;
+                let d0 = layout.hidden[0];
+                for m in 0..members {
+                    for (w, b) in [(&first.w, &first.b), (&first.target_w, &first.target_b)] {
+                        for row in w.chunks_exact(first.width) {
+                            add(&row[m * first.member_width..][..d0]);
+                        }
+                        add(&b[m * first.member_width..][..d0]);
+                    }
+                    let s = r * members + m;
+                    for stacked in [&self.stack.params, &self.stack.target] {
+                        let row = &stacked[s * layout.row..][..layout.row];
+                        for (i, &(w_off, b_off)) in layout.offsets.iter().enumerate() {
+                            let fan_in = layout.hidden[i];
+                            let fan_out = layout
+                                .hidden
+                                .get(i + 1)
+                                .copied()
+                                .unwrap_or(replica.num_actions);
+                            let padded_out = layout.dims[i + 1];
+                            for k in 0..fan_in {
+                                add(&row[w_off + k * padded_out..][..fan_out]);
+                            }
+                            add(&row[b_off..][..fan_out]);
+                        }
+                    }
+                }
+            }
+            hash
+        }
+    }
+
     impl FirstLayer {
         /// The optimiser state as updating every row every step would have it at step `t`:
         /// the decays a dormant row missed, replayed (Adam's both moments, RMSProp's `ν`).
