@@ -12,7 +12,9 @@
 //! activations. The later layers' products run slot by slot on the host ([`host::matmul`]),
 //! forward and backward written out by hand: no autograd graph, and no LibTorch call in a
 //! step. An SGD step runs member by member (forward, loss, backward and update back to
-//! back), so that a member's data stays in cache. The optimiser (Adam, SGD or RMSProp), ReLU
+//! back), so that a member's data stays in cache. A member's step runs over the samples its
+//! bootstrap mask takes only: a sample it leaves out adds exact zeros to the member's sums,
+//! so leaving it out changes no bit. The optimiser (Adam, SGD or RMSProp), ReLU
 //! and the loss are host loops too. Prior networks are fixed, so their values are computed
 //! once per transition on the host and kept in replay; so is bootstrapped DQN's reward
 //! noise, when it has any.
@@ -151,28 +153,34 @@ impl FirstLayer {
         }
     }
 
-    /// Every member's `relu(b + Σ x_k w[k])` over the nonzero entries of a stored
-    /// observation, from the online weights or (`target`) the target's: member `m`'s goes
-    /// straight into its slot, `out[m·out_stride..]`, with no row of every member in
-    /// between.
-    fn forward_sparse(&self, target: bool, entries: &[Entry], out: &mut [f32], out_stride: usize) {
+    /// The `relu(b + Σ x_k w[k])` of every member with a place over the nonzero entries
+    /// of a stored observation, from the online weights or (`target`) the target's: member
+    /// `m`'s goes straight into its own activations, `out[places[m]..]`, with no row of
+    /// every member in between.
+    fn forward_sparse(
+        &self,
+        target: bool,
+        entries: &[Entry],
+        out: &mut [f32],
+        places: &[Option<usize>],
+    ) {
         let (w, b) = if target {
             (&self.target_w, &self.target_b)
         } else {
             (&self.w, &self.b)
         };
-        host::sparse_relu_layer(out, out_stride, b, entries, w, self.member_width);
+        host::sparse_relu_layer(out, places, b, entries, w, self.member_width);
     }
 
     /// Adds one sample's weight gradients: member `m`'s output gradient is
-    /// `deltas[m·member_stride..]`, `member_width` long.
-    fn accumulate_grad(&mut self, entries: &[Entry], deltas: &[f32], member_stride: usize) {
+    /// `deltas[places[m]..]`, `member_width` long, for every member with a place.
+    fn accumulate_grad(&mut self, entries: &[Entry], deltas: &[f32], places: &[Option<usize>]) {
         host::scatter_sparse_layer(
             &mut self.grad_w,
             self.width,
             entries,
             deltas,
-            member_stride,
+            places,
             self.member_width,
         );
         for &(k, _) in entries {
@@ -540,6 +548,13 @@ struct Stack {
     delta: Vec<f32>,
     /// One slot's weights of one layer, transposed, for the backward pass.
     w_t: Vec<f32>,
+    /// The samples each member learns from (those its bootstrap mask takes, in batch
+    /// order), `batch` entries a member of which the first `sample_counts[m]` are live...
+    member_samples: Vec<usize>,
+    sample_counts: Vec<usize>,
+    /// ...and, per sample and member, where the sample's row starts in the member's
+    /// activations (`None` when the member leaves it out), `members` entries a sample.
+    places: Vec<Option<usize>>,
 }
 
 /// DQN or bootstrapped DQN replicas in lockstep on the CPU (see the module docs); a
@@ -838,7 +853,6 @@ impl DqnReplicas {
         let layers = layout.layers();
         let out = layout.dims[layers];
         let slot_len = layout.acts_len(batch);
-        let last = layout.act_offset(layers, batch);
         // Every replica's sample first, then its transitions fetched in overlapping
         // stages: random replay reads are cache misses, and this way they queue at once.
         for replica in &mut self.replicas {
@@ -863,6 +877,12 @@ impl DqnReplicas {
         );
         let discount = self.config.discount;
         let scale = 2.0 / batch as f32;
+        // The order is the batch's, not the member's rows': LibTorch's was.
+        let order = if batch == 1 {
+            Order::OneRow
+        } else {
+            Order::Batch
+        };
         let Stack {
             params,
             target,
@@ -873,6 +893,9 @@ impl DqnReplicas {
             target_act,
             delta,
             w_t,
+            member_samples,
+            sample_counts,
+            places,
             ..
         } = &mut self.stack;
         // Replica by replica, and within one member by member: a member's activations,
@@ -890,16 +913,41 @@ impl DqnReplicas {
                 ..
             } = replica;
             let num_actions = *num_actions;
+            let width = members * num_actions;
+            // An ensemble's priors and masks of each sample, looked up once for all members.
+            let extras: Vec<&[f32]> = match ensemble {
+                Some(_) => indices.iter().map(|&i| replay.get(i).extra).collect(),
+                None => Vec::new(),
+            };
+            // Each member learns from the samples its bootstrap mask takes, and only from
+            // them: a sample it leaves out adds an exact zero to every sum of the member's
+            // step (its loss term is multiplied by 0), so leaving it out of the member's
+            // rows changes no bit and saves its share of the work (half, at bsuite's mask
+            // probability of 0.5). DQN's one member takes every sample.
+            sample_counts.fill(0);
+            for b in 0..batch {
+                for m in 0..members {
+                    let takes = extras
+                        .get(b)
+                        .is_none_or(|extra| extra[2 * width + m] != 0.0);
+                    places[b * members + m] = takes.then(|| {
+                        let row = sample_counts[m];
+                        member_samples[m * batch + row] = b;
+                        sample_counts[m] += 1;
+                        m * slot_len + row * d0
+                    });
+                }
+            }
             for (b, &slot) in indices.iter().enumerate() {
                 let t = replay.get(slot);
                 (actions[b], rewards[b], discounts[b]) = (t.action, t.reward, t.discount);
-                // Member m's row b, in its own activations.
-                first.forward_sparse(false, t.o_tm1, &mut online[b * d0..], slot_len);
-                first.forward_sparse(true, t.o_t, &mut target_act[b * d0..], slot_len);
+                // Member m's row of the sample, in its own activations.
+                let places = &places[b * members..][..members];
+                first.forward_sparse(false, t.o_tm1, online, places);
+                first.forward_sparse(true, t.o_t, target_act, places);
             }
             // Before the first target update the targets' priors are their own.
             if let Some(e) = ensemble.as_mut().filter(|e| !e.targets_synced) {
-                let width = members * num_actions;
                 e.target_prior_values.resize(batch * width, 0.0);
                 for (b, &slot) in indices.iter().enumerate() {
                     e.dense.fill(0.0);
@@ -915,27 +963,25 @@ impl DqnReplicas {
                     );
                 }
             }
-            // An ensemble's priors and masks of each sample, looked up once for all members.
-            let extras: Vec<&[f32]> = match ensemble {
-                Some(_) => indices.iter().map(|&i| replay.get(i).extra).collect(),
-                None => Vec::new(),
-            };
             for m in 0..members {
                 let s = r * members + m;
+                let rows = sample_counts[m];
+                let samples = &member_samples[m * batch..][..rows];
                 let acts = &mut online[m * slot_len..][..slot_len];
                 let target_acts = &mut target_act[m * slot_len..][..slot_len];
-                forward_slot(layout, &params[s * row..][..row], acts, batch);
-                forward_slot(layout, &target[s * row..][..row], target_acts, batch);
+                forward_slot(layout, &params[s * row..][..row], acts, rows, order);
+                forward_slot(layout, &target[s * row..][..row], target_acts, rows, order);
 
                 // The loss Σ_m mean_b m_mb·(y_b − Q_m(o_tm1, a_b))², y = r + γ·d·max_a
                 // Q'_m(o_t, a), as rlax.q_learning (no 0.5 factor): its gradient is
-                // 2/B·m·(Q − y) at the taken action. An ensemble's Q and Q' include the
-                // members' scaled priors.
-                let q = &acts[last..][..batch * out];
-                let q_t = &target_acts[last..][..batch * out];
+                // 2/B·(Q − y) at the taken action of each sample member m takes (m_mb = 1;
+                // B is the whole batch). An ensemble's Q and Q' include the members'
+                // scaled priors.
+                let last = layout.act_offset(layers, rows);
+                let q = &acts[last..][..rows * out];
+                let q_t = &target_acts[last..][..rows * out];
                 let deltas = &mut delta[m * slot_len..][..slot_len];
-                for b in 0..batch {
-                    let at = b * out;
+                for (at, &b) in (0..).step_by(out).zip(samples) {
                     let a = actions[b];
                     let d = &mut deltas[last + at..][..out];
                     d.fill(0.0);
@@ -949,7 +995,6 @@ impl DqnReplicas {
                         continue;
                     };
                     let extra = extras[b];
-                    let width = members * num_actions;
                     let member = m * num_actions..(m + 1) * num_actions;
                     let prior_tm1 = &extra[member.clone()];
                     let prior_t = if e.targets_synced {
@@ -957,7 +1002,6 @@ impl DqnReplicas {
                     } else {
                         &e.target_prior_values[b * width..(b + 1) * width][member]
                     };
-                    let mask = extra[2 * width + m];
                     let max_q = q_t[at..at + num_actions]
                         .iter()
                         .zip(prior_t)
@@ -970,11 +1014,11 @@ impl DqnReplicas {
                         rewards[b]
                     };
                     let y = reward + (discounts[b] * discount) * max_q;
-                    d[a] = ((q[at + a] + prior_tm1[a]) - y) * scale * mask;
+                    d[a] = ((q[at + a] + prior_tm1[a]) - y) * scale;
                 }
                 let p = &mut params[s * row..][..row];
                 let g = &mut grad[s * row..][..row];
-                backward_slot(layout, p, g, acts, deltas, w_t, batch, num_actions);
+                backward_slot(layout, p, g, acts, deltas, w_t, rows, num_actions);
                 host::apply(
                     p,
                     &mut first_moments[s * row..][..row],
@@ -983,17 +1027,19 @@ impl DqnReplicas {
                     step,
                 );
             }
-            // The first layer's gradients (member m's of sample b is row b of its own
-            // input gradient, a slot's activations apart), then its update.
+            // The first layer's gradients (member m's of a sample is the sample's row of its
+            // own input gradient), then its update.
             for m in 0..members {
                 host::column_sums(
                     &mut first.grad_b[m * d0..(m + 1) * d0],
-                    &delta[m * slot_len..][..batch * d0],
+                    &delta[m * slot_len..][..sample_counts[m] * d0],
                 );
             }
             for (b, &slot) in indices.iter().enumerate() {
-                let t = replay.get(slot);
-                first.accumulate_grad(t.o_tm1, &delta[b * d0..], slot_len);
+                let places = &places[b * members..][..members];
+                if places.iter().any(Option::is_some) {
+                    first.accumulate_grad(replay.get(slot).o_tm1, delta, places);
+                }
             }
             first.step(step, self.sgd_steps);
         }
@@ -1018,10 +1064,24 @@ impl DqnReplicas {
     }
 }
 
-/// Runs one slot's stacked layers forward (parameters `p`) on `rows` inputs: `acts` holds
-/// the first layer's output, already written, and receives every later layer's (see
-/// [`Layout::act_offset`]).
-fn forward_slot(layout: &Layout, p: &[f32], acts: &mut [f32], rows: usize) {
+/// The order a forward pass sums in. LibTorch summed a product of one row (acting, or a
+/// batch of one) in another order than a batch's; each keeps its own, so that results stay
+/// what they were. It is the batch's, not the rows': a member may take one sample of many.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// One row: the bias first, each product rounded before its addition.
+    OneRow,
+    /// A batch: one fused multiply-add chain from zero, the bias last.
+    Batch,
+}
+
+/// Runs one slot's stacked layers forward (parameters `p`) on `rows` inputs, summing in
+/// `order`: `acts` holds the first layer's output, already written, and receives every
+/// later layer's (see [`Layout::act_offset`]).
+fn forward_slot(layout: &Layout, p: &[f32], acts: &mut [f32], rows: usize, order: Order) {
+    if rows == 0 {
+        return;
+    }
     let layers = layout.layers();
     for i in 0..layers {
         let (fan_in, fan_out) = (layout.dims[i], layout.dims[i + 1]);
@@ -1030,9 +1090,7 @@ fn forward_slot(layout: &Layout, p: &[f32], acts: &mut [f32], rows: usize) {
         let (done, next) = acts.split_at_mut(layout.act_offset(i + 1, rows));
         let x = &done[layout.act_offset(i, rows)..];
         let out = &mut next[..rows * fan_out];
-        // LibTorch summed a product of one row (acting) in another order than a batch's;
-        // each keeps its own, so that results stay what they were.
-        if rows == 1 {
+        if order == Order::OneRow {
             out.copy_from_slice(b);
             host::add_rows(out, x, w);
         } else {
@@ -1103,6 +1161,9 @@ impl Stack {
             target_act: sgd_acts(),
             delta: sgd_acts(),
             w_t: vec![0.0; widest * widest],
+            member_samples: vec![0; members * batch],
+            sample_counts: vec![0; members],
+            places: vec![None; batch * members],
         }
     }
 
@@ -1180,6 +1241,7 @@ impl BatchAgent for DqnReplicas {
                 &stack.params[r * layout.row..][..layout.row],
                 acts,
                 1,
+                Order::OneRow,
             );
             if !replica.explores {
                 *action = greedy(&acts[q_at..][..replica.num_actions], &mut replica.rng);
@@ -1481,7 +1543,7 @@ mod tests {
                     *g += x * d;
                 }
             }
-            lazy.accumulate_grad(&entries, &delta, width);
+            lazy.accumulate_grad(&entries, &delta, &[Some(0)]);
             lazy.grad_b.copy_from_slice(&delta);
             let step = OptStep::new(optimizer, 1e-3, t);
             lazy.step(step, t);

@@ -83,23 +83,25 @@ fn simd_level() -> SimdLevel {
 pub(crate) type Entry = (u32, f32);
 
 kernel! {
-    /// An ensemble's sparse first layer on one input, every member at once: member `m`
-    /// writes `relu(b_m + Σ x_k · w[k]_m)` over the entries `(k, x_k)` in order to
-    /// `out[m·out_stride..][..width]`, where `b_m` and `w[k]_m` are the `m`-th `width`-wide
-    /// blocks of `b` and of row `k` of `w` (rows as wide as `b`). Skipping zero inputs
-    /// changes no sum, so this equals the dense layer. One call serves all members, and
-    /// each 16-wide block of an output is summed in registers, stored once.
+    /// An ensemble's sparse first layer on one input, every member that takes it at once:
+    /// member `m` writes `relu(b_m + Σ x_k · w[k]_m)` over the entries `(k, x_k)` in order
+    /// to `out[places[m]..][..width]`, where `b_m` and `w[k]_m` are the `m`-th
+    /// `width`-wide blocks of `b` and of row `k` of `w` (rows as wide as `b`); a member
+    /// whose place is `None` is skipped. Skipping zero inputs changes no sum, so this
+    /// equals the dense layer. One call serves all members, and each 16-wide block of an
+    /// output is summed in registers, stored once.
     pub(crate) fn sparse_relu_layer(
         out: &mut [f32],
-        out_stride: usize,
+        places: &[Option<usize>],
         b: &[f32],
         entries: &[Entry],
         w: &[f32],
         width: usize,
     ) {
         let row = b.len();
-        for (m, bias) in b.chunks_exact(width).enumerate() {
-            let out = &mut out[m * out_stride..][..width];
+        for (m, (bias, place)) in b.chunks_exact(width).zip(places).enumerate() {
+            let Some(place) = *place else { continue };
+            let out = &mut out[place..][..width];
             let block = m * width;
             let full = width - width % 16;
             for c in (0..full).step_by(16) {
@@ -145,21 +147,22 @@ kernel! {
 
 kernel! {
     /// The weight gradient of [`sparse_relu_layer`] for one input: `g[k]_m += x_k · δ_m`
-    /// for every entry `(k, x_k)` and member `m`, where `δ_m` is
-    /// `deltas[m·delta_stride..][..width]` and `g[k]_m` the `m`-th `width`-wide block of
-    /// row `k` of `g` (rows `row` wide).
+    /// for every entry `(k, x_k)` and every member `m` with a place, where `δ_m` is
+    /// `deltas[places[m]..][..width]` and `g[k]_m` the `m`-th `width`-wide block of row `k`
+    /// of `g` (rows `row` wide).
     pub(crate) fn scatter_sparse_layer(
         g: &mut [f32],
         row: usize,
         entries: &[Entry],
         deltas: &[f32],
-        delta_stride: usize,
+        places: &[Option<usize>],
         width: usize,
     ) {
         for &(k, x) in entries {
             let g_row = &mut g[k as usize * row..][..row];
-            for (m, gm) in g_row.chunks_exact_mut(width).enumerate() {
-                let delta = &deltas[m * delta_stride..][..width];
+            for (gm, place) in g_row.chunks_exact_mut(width).zip(places) {
+                let Some(place) = *place else { continue };
+                let delta = &deltas[place..][..width];
                 for (gj, &dj) in gm.iter_mut().zip(delta) {
                     *gj += x * dj;
                 }
@@ -1072,7 +1075,8 @@ mod tests {
         let input = [0.0, 2.0, 0.0, -1.5];
         let entries = [(1, 2.0), (3, -1.5)];
         let mut out = vec![f32::NAN; stride + width];
-        sparse_relu_layer(&mut out, stride, &b, &entries, &w, width);
+        let places = [Some(0), Some(stride)];
+        sparse_relu_layer(&mut out, &places, &b, &entries, &w, width);
         for m in 0..members {
             let member_w: Vec<f32> = (0..inputs)
                 .flat_map(|k| w[k * row + m * width..][..width].to_vec())
@@ -1094,8 +1098,8 @@ mod tests {
 
         let deltas: Vec<f32> = (0..stride + width).map(|i| i as f32 * 0.25 - 3.0).collect();
         let mut g = vec![0.0f32; inputs * row];
-        scatter_sparse_layer(&mut g, row, &entries, &deltas, stride, width);
-        scatter_sparse_layer(&mut g, row, &entries[1..], &deltas, stride, width);
+        scatter_sparse_layer(&mut g, row, &entries, &deltas, &places, width);
+        scatter_sparse_layer(&mut g, row, &entries[1..], &deltas, &places, width);
         for (k, &x) in input.iter().enumerate() {
             for m in 0..members {
                 for j in 0..width {
@@ -1109,6 +1113,42 @@ mod tests {
             .iter()
             .chain(&g[2 * row..3 * row])
             .all(|x| x.to_bits() == 0));
+    }
+
+    /// A member without a place (a sample its bootstrap mask leaves out) is neither
+    /// computed nor given a gradient; the others get what they get with every member.
+    #[test]
+    fn sparse_layers_skip_members_without_a_place() {
+        let (members, width, inputs) = (3, 20, 5);
+        let row = members * width;
+        let w: Vec<f32> = (0..inputs * row).map(|i| (i as f32 * 0.29).cos()).collect();
+        let b: Vec<f32> = (0..row).map(|i| (i as f32 * 0.7).sin()).collect();
+        let entries = [(0, 1.5), (4, -0.5)];
+        let every = [Some(0), Some(width), Some(2 * width)];
+        let mut all = vec![0.0f32; row];
+        sparse_relu_layer(&mut all, &every, &b, &entries, &w, width);
+        // Member 1 is left out; member 2 goes where member 1 would have gone.
+        let some = [Some(0), None, Some(width)];
+        let mut out = vec![f32::NAN; row];
+        sparse_relu_layer(&mut out, &some, &b, &entries, &w, width);
+        assert_eq!(out[..width], all[..width]);
+        assert_eq!(out[width..2 * width], all[2 * width..]);
+        assert!(
+            out[2 * width..].iter().all(|x| x.is_nan()),
+            "wrote a third member"
+        );
+
+        let deltas: Vec<f32> = (0..row).map(|i| i as f32 - 30.0).collect();
+        let mut g = vec![0.0f32; inputs * row];
+        scatter_sparse_layer(&mut g, row, &entries, &deltas, &some, width);
+        for &(k, x) in &entries {
+            let g_row = &g[k as usize * row..][..row];
+            for j in 0..width {
+                assert_eq!(g_row[j], x * deltas[j]);
+                assert_eq!(g_row[width + j].to_bits(), 0, "member 1 got a gradient");
+                assert_eq!(g_row[2 * width + j], x * deltas[width + j]);
+            }
+        }
     }
 
     #[test]
