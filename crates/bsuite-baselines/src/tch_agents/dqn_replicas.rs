@@ -1019,7 +1019,8 @@ impl DqnReplicas {
                 let p = &mut params[s * row..][..row];
                 let g = &mut grad[s * row..][..row];
                 backward_slot(layout, p, g, acts, deltas, w_t, rows, num_actions);
-                host::apply(
+                optimise_slot(
+                    layout,
                     p,
                     &mut first_moments[s * row..][..row],
                     &mut second_moments[s * row..][..row],
@@ -1100,6 +1101,34 @@ fn forward_slot(layout: &Layout, p: &[f32], acts: &mut [f32], rows: usize, order
         }
         if i + 1 < layers {
             host::relu(out);
+        }
+    }
+}
+
+/// The optimiser's step on one slot's stacked layers (parameters `p`, moments `m` and `v`,
+/// gradients `g`), over the weight rows of real inputs only: a padded input's weights,
+/// gradients and moments are zeros, which every optimiser leaves as they are.
+fn optimise_slot(
+    layout: &Layout,
+    p: &mut [f32],
+    m: &mut [f32],
+    v: &mut [f32],
+    g: &mut [f32],
+    step: OptStep,
+) {
+    for (i, &(w_off, b_off)) in layout.offsets.iter().enumerate() {
+        let fan_out = layout.dims[i + 1];
+        for range in [
+            w_off..w_off + layout.hidden[i] * fan_out,
+            b_off..b_off + fan_out,
+        ] {
+            host::apply(
+                &mut p[range.clone()],
+                &mut m[range.clone()],
+                &mut v[range.clone()],
+                &mut g[range],
+                step,
+            );
         }
     }
 }
