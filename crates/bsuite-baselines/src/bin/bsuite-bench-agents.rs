@@ -14,7 +14,8 @@ use bsuite_baselines::config::AgentConfig;
 use bsuite_baselines::estimate::{cpu_seconds, time_lockstep};
 use bsuite_baselines::factory::{self, AgentEntry, AgentSetup, ComputeDevice};
 use bsuite_baselines::tch_agents::{
-    host_matmul_256, host_sum, ActorCriticConfig, ActorCriticRnnConfig, BootDqnConfig, DqnConfig,
+    host_adam, host_matmul_256, host_sum, ActorCriticConfig, ActorCriticRnnConfig, BootDqnConfig,
+    DqnConfig,
 };
 use bsuite_baselines::{BatchAgent, OneByOne};
 use bsuite_envs::{BsuiteId, Environment};
@@ -108,8 +109,9 @@ fn time_batches(entry: &AgentEntry, ids: &[BsuiteId], size: usize, args: &Args) 
     }
 }
 
-/// The work of one agent step of one replica: floating-point operations, and bytes moved
-/// to and from wherever its data lives.
+/// The work one agent step of one replica needs: the products' floating-point operations
+/// and the bytes they move to and from wherever their data lives, and the optimiser's
+/// phase, which waits for the products' gradients and so cannot overlap them.
 #[derive(Clone, Copy, Debug, Default)]
 struct Cost {
     flops: f64,
@@ -123,6 +125,9 @@ struct Cost {
     reread_bytes: f64,
     /// Bytes of the replica's parameters, gradients and Adam moments.
     working_set: f64,
+    /// Parameters Adam updates (per agent step): each costs a square root and a division,
+    /// and [`OPTIMIZER_BYTES_PER_PARAM`] bytes moved.
+    optimizer_params: f64,
 }
 
 /// A dense network's multiply-adds per row and its parameter count; `density` scales the
@@ -138,16 +143,16 @@ fn mlp(sizes: &[usize], density: f64) -> (f64, f64) {
     (macs, params)
 }
 
-/// Bytes an SGD step touches first per parameter: the weight read and written back (8),
-/// its gradient written (4), and its two Adam moments read and written back (16).
-const SGD_STREAMED_BYTES_PER_PARAM: f64 = 28.0;
-/// Bytes an SGD step reads again per parameter: the weight by the forward and backward
-/// passes and Adam (8), the gradient read back and read by Adam (8).
-const SGD_REREAD_BYTES_PER_PARAM: f64 = 16.0;
+/// Bytes an SGD step's products touch first per parameter: the weight read (4) and its
+/// gradient written (4).
+const SGD_STREAMED_BYTES_PER_PARAM: f64 = 8.0;
+/// Bytes an SGD step's products read again per parameter: the weight, by the backward pass.
+const SGD_REREAD_BYTES_PER_PARAM: f64 = 4.0;
 /// A replica's bytes per parameter: the weight, its gradient and two Adam moments.
 const WORKING_SET_BYTES_PER_PARAM: f64 = 16.0;
-/// Floating-point operations of Adam per parameter (moments, square root, division).
-const ADAM_FLOPS_PER_PARAM: f64 = 10.0;
+/// Bytes Adam moves per parameter: the weight, its gradient and both moments read, and
+/// each written back (the gradient zeroed for the next step).
+const OPTIMIZER_BYTES_PER_PARAM: f64 = 32.0;
 
 /// The cost model of `agent` per agent step on an id with these sizes; `None` for agents
 /// without one.
@@ -161,28 +166,37 @@ fn cost_model(
     let f = |x: usize| x as f64;
     match agent {
         "dqn" | "boot_dqn" => {
-            let (members, hidden, batch) = if agent == "dqn" {
+            let (members, hidden, batch, mask_prob) = if agent == "dqn" {
                 let c = DqnConfig::default();
-                (1.0, c.hidden, c.batch_size)
+                (1.0, c.hidden, c.batch_size, 1.0)
             } else {
                 let c = BootDqnConfig::default();
-                (f(c.num_ensemble), c.base.hidden, c.base.batch_size)
+                (
+                    f(c.num_ensemble),
+                    c.base.hidden,
+                    c.base.batch_size,
+                    c.mask_prob,
+                )
             };
+            // Unpadded widths (padding is the engine's, not the maths').
             let mut sizes = vec![obs_len];
             sizes.extend(hidden);
             sizes.push(actions);
             let (macs, params) = mlp(&sizes, density);
-            let b = f(batch);
-            // Acting: one member's forward. SGD every step: online and target forwards of
-            // the batch, the backward (weight and input gradients), Adam; per member. The
-            // target network is read once too; the replay's sampled rows are not counted.
-            let sgd_flops = 2.0 * macs * b * 2.0 + 4.0 * macs * b + ADAM_FLOPS_PER_PARAM * params;
+            // A member learns from the samples its bootstrap mask takes only.
+            let rows = f(batch) * mask_prob;
+            // Acting: one member's forward. SGD every step, per member: online and target
+            // forwards of its rows, the backward (weight and input gradients), then Adam
+            // as a phase of its own. The target network is read once too; the replay's
+            // sampled rows are not counted.
+            let sgd_flops = 2.0 * macs * rows * 2.0 + 4.0 * macs * rows;
             Some(Cost {
                 flops: 2.0 * macs + members * sgd_flops,
                 streamed_bytes: 4.0 * params
                     + members * (SGD_STREAMED_BYTES_PER_PARAM + 4.0) * params,
                 reread_bytes: members * SGD_REREAD_BYTES_PER_PARAM * params,
                 working_set: (WORKING_SET_BYTES_PER_PARAM + 4.0) * params * members,
+                optimizer_params: members * params,
             })
         }
         "actor_critic" | "actor_critic_rnn" => {
@@ -208,7 +222,7 @@ fn cost_model(
             // One SGD step per trajectory of T transitions (T + 1 rows).
             let t = episode_len.clamp(1.0, base.sequence_length as f64);
             let rows = t + 1.0;
-            let sgd_flops = 2.0 * macs * rows + 4.0 * macs * rows + ADAM_FLOPS_PER_PARAM * params;
+            let sgd_flops = 2.0 * macs * rows + 4.0 * macs * rows;
             // The recurrent weights are read again for every row, forward and backward.
             let recurrent_bytes = 4.0 * f(lstm * 4 * lstm) * 2.0 * (rows - 1.0);
             Some(Cost {
@@ -216,6 +230,7 @@ fn cost_model(
                 streamed_bytes: 4.0 * params + SGD_STREAMED_BYTES_PER_PARAM * params / t,
                 reread_bytes: (SGD_REREAD_BYTES_PER_PARAM * params + recurrent_bytes) / t,
                 working_set: WORKING_SET_BYTES_PER_PARAM * params,
+                optimizer_params: params / t,
             })
         }
         _ => None,
@@ -237,6 +252,8 @@ struct Machine {
     /// Single-precision matrix multiply (256³), FLOP/s: the faster of LibTorch's and the
     /// host kernel the DQN agents use.
     matmul_flops: f64,
+    /// Adam's parameter updates per second over a set in the L1 cache (the host kernel).
+    adam_params_per_s: f64,
     /// Read bandwidth, B/s, by working-set size in bytes (cached by size).
     bandwidth: BTreeMap<u64, f64>,
 }
@@ -261,8 +278,15 @@ impl Machine {
             let seconds = cpu_seconds(|| flops = host_matmul_256(reps));
             flops / seconds
         });
+        // 2048 parameters: weights, gradients and moments, 32 KB.
+        let adam_params_per_s = fastest(|| {
+            let mut updates = 0.0;
+            let seconds = cpu_seconds(|| updates = host_adam(2048, 2000));
+            updates / seconds
+        });
         Machine {
             matmul_flops: libtorch.max(host),
+            adam_params_per_s,
             bandwidth: BTreeMap::new(),
         }
     }
@@ -289,16 +313,22 @@ impl Machine {
     }
 
     /// The floor of a step of a replica in a lockstep batch of `replicas`: the larger of
-    /// its arithmetic time and its memory time, and which of the two it is.
+    /// the products' arithmetic time and their memory time (and which of the two it is),
+    /// plus the optimiser's phase, the larger of its arithmetic and its traffic to where
+    /// the batch's working sets fit.
     fn floor(&mut self, cost: Cost, replicas: usize) -> (f64, &'static str) {
+        let batch_set = cost.working_set * replicas as f64;
         let compute = cost.flops / self.matmul_flops;
-        let memory = cost.streamed_bytes / self.bandwidth(cost.working_set * replicas as f64)
+        let memory = cost.streamed_bytes / self.bandwidth(batch_set)
             + cost.reread_bytes / self.bandwidth(cost.working_set);
-        if compute >= memory {
-            (compute * 1e6, "compute")
+        let optimizer = (cost.optimizer_params / self.adam_params_per_s)
+            .max(cost.optimizer_params * OPTIMIZER_BYTES_PER_PARAM / self.bandwidth(batch_set));
+        let bound = if compute >= memory {
+            "compute"
         } else {
-            (memory * 1e6, "memory")
-        }
+            "memory"
+        };
+        ((compute.max(memory) + optimizer) * 1e6, bound)
     }
 }
 
@@ -483,10 +513,11 @@ fn run(args: Args) -> Result<(), String> {
             })
             .collect();
         bsuite_baselines::outln!(
-            "{{\"ids\": \"{}\", \"agents\": {{{}}}, \"machine\": {{\"matmul_gflops\": {:.2}, \"read_gbs_by_bytes\": {{{}}}}}}}",
+            "{{\"ids\": \"{}\", \"agents\": {{{}}}, \"machine\": {{\"matmul_gflops\": {:.2}, \"adam_ns_per_param\": {:.3}, \"read_gbs_by_bytes\": {{{}}}}}}}",
             ids[0],
             agents.join(", "),
             machine.matmul_flops / 1e9,
+            1e9 / machine.adam_params_per_s,
             bandwidths.join(", ")
         );
         return Ok(());
@@ -499,8 +530,9 @@ fn run(args: Args) -> Result<(), String> {
         ids.len()
     );
     bsuite_baselines::outln!(
-        "machine: matmul {:.1} GFLOP/s; read GB/s by working set: {}",
+        "machine: matmul {:.1} GFLOP/s; Adam {:.2} ns a parameter; read GB/s by working set: {}",
         machine.matmul_flops / 1e9,
+        1e9 / machine.adam_params_per_s,
         bandwidths.join(", ")
     );
     bsuite_baselines::outln!(

@@ -1394,7 +1394,7 @@ mod tests {
                 };
                 let entry = crate::factory::agent(agent).unwrap();
                 let progress = crate::runner::Progress::default();
-                crate::runner::run_ids(&[id.clone()], entry, &options, &progress, &|_| {}).unwrap();
+                crate::runner::run_ids(&[id], entry, &options, &progress, &|_| {}).unwrap();
                 let name = bsuite_logging::results::file_name(&id);
                 check(&name, &std::fs::read_to_string(out.join(&name)).unwrap());
 

@@ -53,6 +53,9 @@ enum SimdLevel {
     Avx512,
 }
 
+/// The widest instruction set the kernels use on this CPU. `BSUITE_NO_SIMD` forces the
+/// baseline and `BSUITE_NO_AVX512` at most AVX2, to compare them on one CPU (the bits are
+/// the same; on a Zen 4, whose AVX-512 runs at AVX2's width, AVX2 was still slower).
 fn simd_level() -> SimdLevel {
     use std::sync::OnceLock;
     static LEVEL: OnceLock<SimdLevel> = OnceLock::new();
@@ -62,7 +65,8 @@ fn simd_level() -> SimdLevel {
             if std::env::var_os("BSUITE_NO_SIMD").is_some() {
                 return SimdLevel::Baseline;
             }
-            if std::arch::is_x86_feature_detected!("avx512f")
+            if std::env::var_os("BSUITE_NO_AVX512").is_none()
+                && std::arch::is_x86_feature_detected!("avx512f")
                 && std::arch::is_x86_feature_detected!("avx512vl")
                 && std::arch::is_x86_feature_detected!("avx2")
                 && std::arch::is_x86_feature_detected!("fma")

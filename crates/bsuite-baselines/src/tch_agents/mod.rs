@@ -49,7 +49,7 @@ pub use dqn_replicas::{DqnReplicas, ReplicaSpec};
 pub use tch::Device;
 
 use crate::agent::{Agent, BatchAgent, OneByOne};
-use crate::config::{AgentConfig, Key};
+use crate::config::{self, AgentConfig, Key};
 use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
 
 /// The LibTorch device of `device`, checking that CUDA is there when asked for.
@@ -120,6 +120,31 @@ pub fn host_matmul_256(reps: u32) -> f64 {
         std::hint::black_box(&mut out);
     }
     2.0 * (N as f64).powi(3) * f64::from(reps)
+}
+
+/// Runs `reps` Adam steps of the host kernel the DQN and actor-critic agents use over
+/// `params` parameters, and returns the parameter updates done: a bench times it over a
+/// set that fits in the L1 cache to learn this CPU's rate for Adam's arithmetic (a square
+/// root and a division per parameter), the compute bound of the optimiser's phase.
+///
+/// ```no_run
+/// let start = std::time::Instant::now();
+/// let updates = bsuite_baselines::tch_agents::host_adam(2048, 1000);
+/// println!("{:.2} ns a parameter", start.elapsed().as_secs_f64() * 1e9 / updates);
+/// ```
+pub fn host_adam(params: usize, reps: u32) -> f64 {
+    let mut w: Vec<f32> = (0..params).map(|i| (i % 97) as f32 * 1e-2).collect();
+    let (mut m, mut v) = (vec![0.0f32; params], vec![0.0f32; params]);
+    let mut g = vec![0.0f32; params];
+    for t in 1..=u64::from(reps) {
+        for (i, g) in g.iter_mut().enumerate() {
+            *g = ((i % 13) as f32 - 6.0) * 1e-3;
+        }
+        let step = host::OptStep::new(config::Optimizer::Adam, 1e-3, t);
+        host::apply(std::hint::black_box(&mut w), &mut m, &mut v, &mut g, step);
+    }
+    std::hint::black_box(&w);
+    params as f64 * f64::from(reps)
 }
 
 /// Sums `xs` with the host kernels' widest loads, in 128 interleaved partial sums: a bench
