@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use bsuite_analysis::{summarize, AgentResults};
-use bsuite_logging::manifest::MANIFEST_FILE;
+use bsuite_logging::manifest::{RunManifest, MANIFEST_FILE};
 use bsuite_logging::results::FILE_PREFIX;
 use clap::Args;
 use flate2::read::GzDecoder;
@@ -79,6 +79,19 @@ pub fn unpack(name: &str) -> Result<PathBuf> {
     let _ = fs::remove_dir_all(&target);
     fs::rename(&staging, &target)?;
     Ok(target)
+}
+
+/// Unpacks every shipped baseline afresh: its name, results directory and manifest.
+pub fn unpack_all() -> Result<Vec<(String, PathBuf, RunManifest)>> {
+    let mut runs = Vec::new();
+    for name in available()? {
+        let dir = unpack(&name)?;
+        let manifest = RunManifest::read(&dir)
+            .with_context(|| format!("the shipped baseline {name}"))?
+            .with_context(|| format!("the shipped baseline {name} has no {MANIFEST_FILE}"))?;
+        runs.push((name, dir, manifest));
+    }
+    Ok(runs)
 }
 
 /// Options of `cargo xtask pack-baseline`.

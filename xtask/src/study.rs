@@ -25,6 +25,8 @@ use bsuite_baselines::sweep::{self, SweepArgs};
 use clap::{Args, Parser};
 use serde::Deserialize;
 
+use bsuite_logging::manifest::RunManifest;
+
 use crate::results_dirs::load_agent;
 
 /// Options of `cargo xtask study`.
@@ -54,6 +56,11 @@ pub struct StudyArgs {
     /// Run nothing: write the report of whatever the variants have run so far.
     #[arg(long)]
     pub report_only: bool,
+    /// With --report-only: take each variant's results from the repository's shipped
+    /// baselines (`baselines/`), the one whose manifest records the variant's agent and
+    /// configuration, instead of from RESULTS.
+    #[arg(long, requires = "report_only")]
+    pub baselines: bool,
     /// One line per finished id instead of a progress bar.
     #[arg(long)]
     pub plain: bool,
@@ -86,6 +93,15 @@ struct Variant {
 }
 
 impl Variant {
+    /// The variant's whole configuration: its agent's defaults with its own keys set.
+    fn agent_config(&self) -> Result<AgentConfig> {
+        let mut config = AgentConfig::defaults(&self.agent)?;
+        for pair in self.config_pairs()? {
+            config.set_pair(&pair)?;
+        }
+        Ok(config)
+    }
+
     /// The `--config KEY=VALUE` pairs of this variant.
     fn config_pairs(&self) -> Result<Vec<String>> {
         self.config
@@ -130,7 +146,7 @@ fn read_study(path: &Path) -> Result<Study> {
             );
         }
         seen.push(name);
-        let mut config = AgentConfig::defaults(&variant.agent).with_context(|| {
+        AgentConfig::defaults(&variant.agent).with_context(|| {
             format!(
                 "study file {}: variant {name}: valid agents: {}",
                 path.display(),
@@ -141,11 +157,9 @@ fn read_study(path: &Path) -> Result<Study> {
                     .join(", ")
             )
         })?;
-        for pair in variant.config_pairs()? {
-            config
-                .set_pair(&pair)
-                .with_context(|| format!("study file {}: variant {name}", path.display()))?;
-        }
+        variant
+            .agent_config()
+            .with_context(|| format!("study file {}: variant {name}", path.display()))?;
     }
     Ok(study)
 }
@@ -233,8 +247,40 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
     };
     let mut agents: Vec<AgentResults> = Vec::new();
     let mut definitions = BTreeMap::new();
+    let shipped = if args.baselines {
+        crate::baselines::unpack_all()?
+    } else {
+        Vec::new()
+    };
     for variant in &study.variants {
-        let dir = args.results.join(&variant.name);
+        let dir = if args.baselines {
+            let config = variant.agent_config()?;
+            match shipped_run_of(&shipped, variant, &config) {
+                Some(dir) => dir.to_path_buf(),
+                None => {
+                    let changed = config.changed();
+                    eprintln!(
+                        "study: no shipped baseline ran variant {} ({} with {}); the report \
+                         leaves it out (shipped: {})",
+                        variant.name,
+                        variant.agent,
+                        if changed.is_empty() {
+                            "its defaults"
+                        } else {
+                            &changed
+                        },
+                        shipped
+                            .iter()
+                            .map(|(name, _, _)| name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                    continue;
+                }
+            }
+        } else {
+            args.results.join(&variant.name)
+        };
         let has_results = dir.is_dir()
             && std::fs::read_dir(&dir)?.any(|f| {
                 f.is_ok_and(|f| {
@@ -253,6 +299,12 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
         }
         agents.push(load_agent(&variant.name, &dir, false)?);
         definitions.insert(variant.name.clone(), variant.definition.clone());
+    }
+    if agents.is_empty() && args.baselines {
+        bail!(
+            "no variant of {} is among the shipped baselines",
+            args.file.display()
+        );
     }
     if agents.is_empty() {
         bail!(
@@ -286,12 +338,93 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
     Ok(())
 }
 
+/// The unpacked directory of the shipped baseline that ran `variant`: its manifest names
+/// the variant's agent and its configuration, key for key, over every episode. A key the
+/// manifest does not record (manifests older than the key) is the agent's default.
+fn shipped_run_of<'a>(
+    shipped: &'a [(String, PathBuf, RunManifest)],
+    variant: &Variant,
+    config: &AgentConfig,
+) -> Option<&'a Path> {
+    let as_map = |config: &AgentConfig| -> BTreeMap<String, String> {
+        config
+            .entries()
+            .map(|(key, value)| (key.to_string(), value.to_string()))
+            .collect()
+    };
+    let wanted = as_map(config);
+    let defaults = as_map(&AgentConfig::defaults(&variant.agent).ok()?);
+    shipped
+        .iter()
+        .find(|(_, _, manifest)| {
+            let mut ran = defaults.clone();
+            ran.extend(manifest.config.clone());
+            if ran.contains_key("seed") {
+                ran.insert("seed".to_string(), manifest.seed.to_string());
+            }
+            manifest.agent == variant.agent && manifest.num_episodes.is_none() && ran == wanted
+        })
+        .map(|(_, dir, _)| dir.as_path())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn studies() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../studies")
+    }
+
+    /// A variant takes the shipped run whose manifest records its agent and configuration,
+    /// reading keys a manifest lacks as the defaults, and no partial or other run.
+    #[test]
+    fn variants_find_the_shipped_run_of_their_configuration() {
+        let variant = |agent: &str, config: &str| -> Variant {
+            toml::from_str(&format!(
+                "name = \"v\"\nagent = \"{agent}\"\ndefinition = \"d\"\nconfig = {{ {config} }}\n"
+            ))
+            .unwrap()
+        };
+        let manifest = |agent: &str, pairs: &[(&str, &str)], episodes: Option<usize>| {
+            let mut m = RunManifest::new(agent, "", 42, episodes);
+            m.config = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            m
+        };
+        let shipped = vec![
+            (
+                "old_dqn".to_string(),
+                PathBuf::from("old"),
+                manifest("dqn", &[], None),
+            ),
+            (
+                "sgd_short".to_string(),
+                PathBuf::from("short"),
+                manifest(
+                    "dqn",
+                    &[("optimizer", "sgd"), ("learning_rate", "0.01")],
+                    Some(5),
+                ),
+            ),
+            (
+                "sgd".to_string(),
+                PathBuf::from("sgd"),
+                manifest(
+                    "dqn",
+                    &[("optimizer", "sgd"), ("learning_rate", "0.01")],
+                    None,
+                ),
+            ),
+        ];
+        let find = |v: &Variant| shipped_run_of(&shipped, v, &v.agent_config().unwrap());
+        assert_eq!(find(&variant("dqn", "")), Some(Path::new("old")));
+        let sgd = variant("dqn", "optimizer = \"sgd\", learning_rate = 1e-2");
+        assert_eq!(find(&sgd), Some(Path::new("sgd")));
+        let rmsprop = variant("dqn", "optimizer = \"rmsprop\"");
+        assert_eq!(find(&rmsprop), None);
+        assert_eq!(find(&variant("boot_dqn", "")), None);
     }
 
     #[test]
