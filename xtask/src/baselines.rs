@@ -144,7 +144,7 @@ pub fn pack(args: &PackArgs) -> Result<()> {
     let scores = crate::score::reference_json(&summary);
     let json = shipped().join(format!("{name}.scores.json"));
     fs::write(&json, serde_json::to_string_pretty(&scores)? + "\n")?;
-    eprintln!(
+    bsuite_baselines::errln!(
         "pack-baseline: {} ({} bytes) and {}",
         archive.display(),
         fs::metadata(&archive)?.len(),

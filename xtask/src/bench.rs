@@ -92,7 +92,7 @@ pub fn reexec_optimised() -> Result<bool> {
     if !cfg!(debug_assertions) || std::env::var_os("XTASK_NO_REEXEC").is_some() {
         return Ok(false);
     }
-    eprintln!("xtask: building with optimisations...");
+    bsuite_baselines::errln!("xtask: building with optimisations...");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml");
     let status = std::process::Command::new(env!("CARGO"))
@@ -177,7 +177,7 @@ fn python_reference(
     steps: usize,
     repeats: usize,
 ) -> Result<serde_json::Value> {
-    eprintln!(
+    bsuite_baselines::errln!(
         "xtask: measuring the Python reference ({} --steps {steps} --repeats {repeats})...",
         script.display()
     );

@@ -27,7 +27,7 @@ pub fn print_scores(results_dir: &std::path::Path) {
         lenient: true,
     };
     if let Err(err) = crate::score::run(&args) {
-        eprintln!(
+        bsuite_baselines::errln!(
             "warning: could not score {}: {err:#}",
             results_dir.display()
         );

@@ -95,7 +95,7 @@ fn check_root(root: &Path, what: &str) -> Result<()> {
             local_install_dir(false).display()
         ),
         None => {
-            eprintln!(
+            bsuite_baselines::errln!(
                 "xtask: warning: cannot tell the version of {what} (no build-version or \
                  version.py); assuming {TORCH_VERSION}"
             );
@@ -245,7 +245,7 @@ fn pip_install(python: &str, dest: &Path, cuda: bool) -> Result<()> {
     ]);
     command.arg("--target").arg(&partial);
     if lean {
-        eprintln!(
+        bsuite_baselines::errln!(
             "xtask: installing PyTorch {TORCH_VERSION} from PyPI into {}: the CPU libraries \
              only (about 550 MB to download, 1.3 GB on disk); this takes about a minute, once",
             dest.display()
@@ -257,7 +257,7 @@ fn pip_install(python: &str, dest: &Path, cuda: bool) -> Result<()> {
             .arg(format!("torch=={TORCH_VERSION}"));
         command.args(CPU_ONLY_EXTRAS);
     } else {
-        eprintln!(
+        bsuite_baselines::errln!(
             "xtask: installing PyTorch {TORCH_VERSION} with its CUDA libraries from PyPI into \
              {} (about 4.6 GB); this takes a few minutes, once",
             dest.display()
@@ -276,7 +276,7 @@ fn pip_install(python: &str, dest: &Path, cuda: bool) -> Result<()> {
     }
     std::fs::rename(&partial, dest)
         .with_context(|| format!("moving {} to {}", partial.display(), dest.display()))?;
-    eprintln!(
+    bsuite_baselines::errln!(
         "xtask: installed PyTorch {TORCH_VERSION} in {:.0} s",
         start.elapsed().as_secs_f64()
     );
@@ -314,7 +314,7 @@ pub fn run_status(mut command: Command, what: &str) -> Result<()> {
 /// minutes on two cores).
 pub fn run_tch_bin(bin: &str, args: &[OsString], cuda: bool) -> Result<()> {
     let libtorch = provision(cuda)?;
-    eprintln!(
+    bsuite_baselines::errln!(
         "xtask: LibTorch {TORCH_VERSION} from {} ({}); building {bin} (--release --features tch)...",
         libtorch.source,
         libtorch.root.display()
@@ -356,7 +356,7 @@ pub fn bench_agents(args: &[OsString]) -> Result<()> {
 pub fn libtorch_command(cuda: bool, cargo_args: &[OsString]) -> Result<()> {
     let libtorch = provision(cuda)?;
     if cargo_args.is_empty() {
-        eprintln!(
+        bsuite_baselines::errln!(
             "xtask: LibTorch {TORCH_VERSION} from {}; for plain cargo commands with \
              --features tch:",
             libtorch.source

@@ -149,7 +149,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         .collect::<Result<_>>()?;
     for agent in &agents {
         for skipped in &agent.skipped {
-            eprintln!("warning: {skipped}");
+            bsuite_baselines::errln!("warning: {skipped}");
         }
     }
     let options = bsuite_report::Options {
@@ -161,11 +161,11 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     let written = bsuite_report::write(&agents, &args.out, &options)?;
     for (agent, lines) in &written.incomplete {
         for line in lines {
-            eprintln!("warning: {agent}: {line}");
+            bsuite_baselines::errln!("warning: {agent}: {line}");
         }
     }
     if !written.removed.is_empty() {
-        eprintln!(
+        bsuite_baselines::errln!(
             "removed {} file(s) of an earlier report that this one does not write",
             written.removed.len()
         );

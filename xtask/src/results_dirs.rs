@@ -20,7 +20,9 @@ pub fn parse_results(arg: &str) -> Result<(PathBuf, String)> {
             (PathBuf::from(right), Some(left.to_string()))
         }
         Some((left, right)) => {
-            eprintln!("note: {arg}: reading it as DIR=NAME; write {right}={left} (NAME=DIR)");
+            bsuite_baselines::errln!(
+                "note: {arg}: reading it as DIR=NAME; write {right}={left} (NAME=DIR)"
+            );
             if right.trim().is_empty() {
                 bail!("{arg}: the agent name is empty (NAME=DIR)");
             }

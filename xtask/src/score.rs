@@ -34,7 +34,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     let agents = load_agents(&args.dirs, args.lenient)?;
     for agent in &agents {
         for skipped in &agent.skipped {
-            eprintln!("warning: {skipped}");
+            bsuite_baselines::errln!("warning: {skipped}");
         }
     }
     let summaries: Vec<Summary> = agents.iter().map(summarize).collect();

@@ -197,7 +197,7 @@ pub fn run(args: &StudyArgs) -> Result<()> {
     let study = read_study(&args.file)?;
     if !args.report_only {
         for (k, variant) in study.variants.iter().enumerate() {
-            eprintln!(
+            bsuite_baselines::errln!(
                 "study: variant {} of {}: {} ({})",
                 k + 1,
                 study.variants.len(),
@@ -244,7 +244,7 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
                 })
             });
         if !has_results {
-            eprintln!(
+            bsuite_baselines::errln!(
                 "study: variant {} has no results in {} yet; the report leaves it out",
                 variant.name,
                 dir.display()
@@ -272,12 +272,12 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
         .map(|(agent, _)| agent.as_str())
         .collect();
     if !partial.is_empty() {
-        eprintln!(
+        bsuite_baselines::errln!(
             "study: partial variants, marked so in the report: {}",
             partial.join(", ")
         );
     }
-    eprintln!(
+    bsuite_baselines::errln!(
         "study: report of {} variant(s) in {} ({})",
         agents.len(),
         out.display(),

@@ -346,7 +346,7 @@ pub fn run_sweep(
     let ids = args.ids().map_err(|error| SweepError::Ids { error })?;
     let options = args.runner_options(agent)?;
     if args.estimate {
-        eprintln!(
+        crate::errln!(
             "{name}: calibrating {} on {} experiments (nothing is written)...",
             agent.name,
             ids.chunk_by(|a, b| a.experiment().name == b.experiment().name)
@@ -367,7 +367,7 @@ pub fn run_sweep(
     if let Some(shard) = args.shard {
         notes.push(format!("shard {}/{}", shard.index, shard.count));
     }
-    eprintln!(
+    crate::errln!(
         "{name}: {} on {} ids into {} ({})",
         agent.name,
         ids.len(),
@@ -412,7 +412,7 @@ fn summarise(
         }
     }
     let secs = elapsed.as_secs_f64();
-    eprintln!(
+    crate::errln!(
         "{name}: ran {ran}, skipped {skipped} (already complete), failed {} of {} ids; \
          {steps} steps in {secs:.1} s ({:.0} steps/s); results in {}",
         failed.len(),
@@ -424,7 +424,7 @@ fn summarise(
         return Ok(());
     }
     for report in &failed {
-        eprintln!("  {report}");
+        crate::errln!("  {report}");
     }
     Err(SweepError::Failed {
         ids: failed.iter().map(|r| r.id).collect(),
