@@ -349,7 +349,9 @@ impl RunManifest {
     /// or with fields this one does not know, is [`ManifestError::Newer`].
     pub fn read(dir: &Path) -> Result<Option<Self>, ManifestError> {
         let path = dir.join(MANIFEST_FILE);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::results::regular_file(&path)
+            .and_then(|()| std::fs::read_to_string(&path))
+        {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(ManifestError::Read { path, source }),
