@@ -95,11 +95,14 @@ pub fn reexec_optimised() -> Result<bool> {
     bsuite_baselines::errln!("xtask: building with optimisations...");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml");
-    let status = std::process::Command::new(env!("CARGO"))
+    // Cargo names itself to what it runs; the build's cargo where it did not.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+    let mut optimised = std::process::Command::new(cargo);
+    optimised
         .args(["run", "--quiet", "--release", "--manifest-path", manifest])
         .args(["--package", "xtask", "--"])
-        .args(&args)
-        .status()?;
+        .args(&args);
+    let status = crate::libtorch::dies_with_xtask(&mut optimised).status()?;
     if !status.success() {
         std::process::exit(status.code().unwrap_or(1));
     }

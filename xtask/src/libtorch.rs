@@ -300,13 +300,39 @@ pub fn cargo(libtorch: &LibTorch, cuda: bool) -> Command {
 
 /// Runs `command`, failing with its exit status.
 pub fn run_status(mut command: Command, what: &str) -> Result<()> {
-    let status = command
+    let status = dies_with_xtask(&mut command)
         .status()
         .with_context(|| format!("running {what}"))?;
     if !status.success() {
         bail!("{what} failed ({status})");
     }
     Ok(())
+}
+
+/// Makes `command`'s process (and what it `exec`s: `cargo run` becomes the binary it
+/// runs) end with a SIGTERM when xtask ends in any way, so that a killed xtask leaves no
+/// sweep running that holds its results directory. Where the platform cannot, it is left
+/// as it is.
+pub fn dies_with_xtask(command: &mut Command) -> &mut Command {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the hook calls only async-signal-safe functions (prctl, getppid, _exit).
+        let xtask = std::process::id() as libc::pid_t;
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // xtask may have ended before the request: then end now.
+                if libc::getppid() != xtask {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+    }
+    command
 }
 
 /// Provisions LibTorch, builds `bin` of bsuite-baselines with `--release --features tch`
@@ -326,7 +352,7 @@ pub fn run_tch_bin(bin: &str, args: &[OsString], cuda: bool) -> Result<()> {
         .arg(workspace_root().join("Cargo.toml"))
         .args(["--package", "bsuite-baselines", "--bin", bin, "--"])
         .args(args);
-    let status = command
+    let status = dies_with_xtask(&mut command)
         .status()
         .with_context(|| format!("running cargo run --bin {bin}"))?;
     if !status.success() {
