@@ -21,6 +21,7 @@ use std::thread::JoinHandle;
 
 use bsuite_envs::{BsuiteId, InfoValue};
 
+use crate::dir_lock::DirLock;
 use crate::logger::{LogError, Logger, Row};
 use crate::pyfmt::write_float_repr;
 use crate::results::file_name;
@@ -152,6 +153,8 @@ pub struct CsvLogger {
     table: CsvTable,
     shared: Arc<Shared>,
     writer: Option<JoinHandle<()>>,
+    /// The results directory's lock, held while the file may still be written.
+    _lock: Option<Arc<DirLock>>,
 }
 
 struct Shared {
@@ -235,7 +238,15 @@ impl CsvLogger {
             table: CsvTable::default(),
             shared,
             writer: Some(writer),
+            _lock: None,
         })
+    }
+
+    /// Holds `lock` (the results directory's, [`crate::record::claim_for_recording`]) for
+    /// as long as this logger lives, so that no run takes the directory while it records.
+    pub fn holding(mut self, lock: Arc<DirLock>) -> Self {
+        self._lock = Some(lock);
+        self
     }
 
     /// With `sync`, every rewrite is synced to disk before it is renamed into place, and

@@ -262,6 +262,12 @@ fn owners(dir: &Path) -> String {
             }
         }
     }
+    // Recorders hold their lock shared, so they cannot describe themselves in it.
+    let recording = File::open(dir.join(RECORDERS_FILE))
+        .is_ok_and(|f| matches!(f.try_lock(), Err(TryLockError::WouldBlock)));
+    if recording {
+        found.push("being recorded into by load_and_record* or VecEnv(record_to=...)".into());
+    }
     found.join("; ")
 }
 
@@ -299,6 +305,8 @@ mod tests {
         assert!(!provenance.recorders_active().unwrap());
         provenance.start_recording(&mut recorder).unwrap();
         assert!(provenance.recorders_active().unwrap());
+        let busy = lock(&dir, Holder::Run).unwrap_err().to_string();
+        assert!(busy.contains("being recorded into"), "{busy}");
         drop(recorder);
         assert!(!provenance.recorders_active().unwrap());
         std::fs::remove_dir_all(&dir).unwrap();

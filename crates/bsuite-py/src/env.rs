@@ -55,10 +55,15 @@ impl Backend {
             Record::Csv {
                 results_dir,
                 overwrite,
-            } => Box::new(
-                CsvLogger::create(id, &results_dir, overwrite)
-                    .map_err(|err| errors::log_error(py, &err))?,
-            ),
+            } => {
+                let lock = bsuite_logging::record::claim_for_recording(&results_dir)
+                    .map_err(|err| errors::record_error(py, &err))?;
+                Box::new(
+                    CsvLogger::create(id, &results_dir, overwrite)
+                        .map_err(|err| errors::log_error(py, &err))?
+                        .holding(lock),
+                )
+            }
             Record::Terminal => Box::new(TerminalLogger::stderr()),
         };
         Ok(Backend::Logged(Logging::new(env, logger)))

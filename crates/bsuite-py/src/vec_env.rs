@@ -124,6 +124,13 @@ impl Batch {
                 return Err(BatchLoadError::Duplicate(*id));
             }
         }
+        // One lock for the whole batch: it holds the directory as one recorder.
+        let lock = match &record_to {
+            Some((dir, _)) => Some(
+                bsuite_logging::record::claim_for_recording(dir).map_err(BatchLoadError::Claim)?,
+            ),
+            None => None,
+        };
         let mut slots = Vec::with_capacity(ids.len());
         let mut shape: Option<(BsuiteId, Vec<usize>)> = None;
         for (k, id) in ids.iter().enumerate() {
@@ -142,13 +149,14 @@ impl Batch {
                 Some(_) => {}
                 None => shape = Some((*id, env_shape)),
             }
-            let env = match &record_to {
-                Some((dir, overwrite)) => {
-                    let logger =
-                        CsvLogger::create(id, dir, *overwrite).map_err(BatchLoadError::Log)?;
+            let env = match (&record_to, &lock) {
+                (Some((dir, overwrite)), Some(lock)) => {
+                    let logger = CsvLogger::create(id, dir, *overwrite)
+                        .map_err(BatchLoadError::Log)?
+                        .holding(lock.clone());
                     SlotEnv::Logged(Box::new(Logging::new(env, logger)))
                 }
-                None => SlotEnv::Bare(env),
+                _ => SlotEnv::Bare(env),
             };
             slots.push(Slot {
                 env,
@@ -325,6 +333,9 @@ pub enum BatchLoadError {
     /// A CSV logger could not start.
     #[error(transparent)]
     Log(LogError),
+    /// The results directory could not be taken for recording.
+    #[error(transparent)]
+    Claim(bsuite_logging::record::RecordError),
 }
 
 /// Python's view of a [`BatchError`].
@@ -504,6 +515,7 @@ impl VecEnv {
         let batch = Batch::new(ids, env_seeds, record_to).map_err(|err| match err {
             BatchLoadError::Load(err) => errors::load_error(&err),
             BatchLoadError::Log(err) => errors::log_error(py, &err),
+            BatchLoadError::Claim(err) => errors::record_error(py, &err),
             other => PyValueError::new_err(other.to_string()),
         })?;
         let n = batch.ids().len();
