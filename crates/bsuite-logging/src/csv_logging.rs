@@ -384,12 +384,22 @@ fn write_atomically(path: &Path, temp: &Path, contents: &[u8], sync: bool) -> Re
         }
     };
     let mut file = File::create(temp).map_err(io_err("creating", temp))?;
-    file.write_all(contents).map_err(io_err("writing", temp))?;
-    if sync {
-        file.sync_data().map_err(io_err("syncing", temp))?;
-    }
+    let written = file
+        .write_all(contents)
+        .map_err(io_err("writing", temp))
+        .and_then(|()| match sync {
+            true => file.sync_data().map_err(io_err("syncing", temp)),
+            false => Ok(()),
+        });
     drop(file);
-    fs::rename(temp, path).map_err(io_err("renaming the temporary file onto", path))
+    let result = written.and_then(|()| {
+        fs::rename(temp, path).map_err(io_err("renaming the temporary file onto", path))
+    });
+    if result.is_err() {
+        // A full disk would otherwise keep the partial file until the id's next run.
+        let _ = fs::remove_file(temp);
+    }
+    result
 }
 
 #[cfg(unix)]
