@@ -718,8 +718,12 @@ fn open(
 ) -> Result<(LoggedEnv, AgentSetup), StartError> {
     let env = p.id.load().map_err(|error| StartError::Load { error })?;
     let setup = agent_setup(p.id, &*env, config, options);
-    let logger = CsvLogger::create(&p.id, &options.results_dir, p.run.overwrite)
+    let mut logger = CsvLogger::create(&p.id, &options.results_dir, p.run.overwrite)
         .map_err(|error| StartError::Log { error })?;
+    // A resume trusts what it finds after a crash too: each rewrite is on the disk before
+    // it replaces the file, and the directory is synced when the id ends, before an
+    // unfinished overwrite marks the file as this run's.
+    logger.set_sync(true);
     Ok((
         Logging::new(env, logger).final_episode(p.run.num_episodes),
         setup,

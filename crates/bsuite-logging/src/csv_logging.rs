@@ -402,8 +402,9 @@ fn write_atomically(path: &Path, temp: &Path, contents: &[u8], sync: bool) -> Re
     result
 }
 
+/// Syncs the directory that holds `path`, so that a rename into it survives a crash.
 #[cfg(unix)]
-fn sync_dir(path: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(path: &Path) -> io::Result<()> {
     match path.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(dir) => File::open(dir)?.sync_all(),
         None => File::open(".")?.sync_all(),
@@ -411,7 +412,7 @@ fn sync_dir(path: &Path) -> io::Result<()> {
 }
 
 #[cfg(not(unix))]
-fn sync_dir(_: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(_: &Path) -> io::Result<()> {
     Ok(())
 }
 

@@ -380,17 +380,24 @@ impl RunManifest {
     }
 
     /// Writes the manifest into `dir`, replacing any (through a temporary file, so that a
-    /// reader never sees half of one).
+    /// reader never sees half of one), and syncs it and the directory: the manifest must be
+    /// on the disk before the files it vouches for, even across a power loss.
     pub fn write(&self, dir: &Path) -> Result<(), ManifestError> {
         let path = dir.join(MANIFEST_FILE);
         let tmp = dir.join(format!("{MANIFEST_FILE}.{}.tmp", std::process::id()));
         let text = serde_json::to_string_pretty(self).expect("a manifest serialises") + "\n";
-        std::fs::write(&tmp, text)
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .map_err(|source| {
-                let _ = std::fs::remove_file(&tmp);
-                ManifestError::Write { path, source }
-            })
+        let write_synced = || -> std::io::Result<()> {
+            let mut file = std::fs::File::create(&tmp)?;
+            std::io::Write::write_all(&mut file, text.as_bytes())?;
+            file.sync_data()?;
+            drop(file);
+            std::fs::rename(&tmp, &path)?;
+            crate::csv_logging::sync_dir(&path)
+        };
+        write_synced().map_err(|source| {
+            let _ = std::fs::remove_file(&tmp);
+            ManifestError::Write { path, source }
+        })
     }
 
     /// The run alone, without the files of another run that may still be there.
