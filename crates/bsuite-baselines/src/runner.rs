@@ -226,6 +226,14 @@ pub enum RunError {
         /// The OS error.
         error: io::Error,
     },
+    /// The results path is not a directory (a file, a dangling link, a link loop).
+    #[error("results directory {} is {what}; pass another --results", .dir.display())]
+    NotADirectory {
+        /// The results path.
+        dir: PathBuf,
+        /// What is there instead.
+        what: String,
+    },
     /// The results directory could not be locked: another run holds it, or the lock file
     /// failed.
     #[error("{error}")]
@@ -255,6 +263,37 @@ pub enum RunError {
         /// The OS error.
         error: io::Error,
     },
+}
+
+/// What `dir` is, where something other than a directory is there: the OS's own error
+/// ("File exists") names none of these.
+fn not_a_directory(dir: &Path) -> Option<String> {
+    let link = fs::symlink_metadata(dir).ok()?;
+    if !link.file_type().is_symlink() {
+        return (!link.is_dir()).then(|| "a file, not a directory".into());
+    }
+    let target = fs::read_link(dir).map_or_else(|_| "?".into(), |t| t.display().to_string());
+    Some(match fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => return None,
+        Ok(_) => format!("a symbolic link to {target}, a file, not a directory"),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            format!("a symbolic link to {target}, which does not exist")
+        }
+        Err(error) if is_loop(&error) => {
+            "a symbolic link that leads back to itself (a loop)".into()
+        }
+        Err(error) => format!("a symbolic link to {target}, which cannot be followed: {error}"),
+    })
+}
+
+#[cfg(unix)]
+fn is_loop(error: &io::Error) -> bool {
+    error.raw_os_error() == Some(libc::ELOOP)
+}
+
+#[cfg(not(unix))]
+fn is_loop(_: &io::Error) -> bool {
+    false
 }
 
 /// What `--overwrite` would do about a refusal, where it would do something.
@@ -312,9 +351,17 @@ pub fn run_ids(
     progress: &Progress,
     on_done: &(dyn Fn(&IdReport) + Sync),
 ) -> Result<Vec<IdReport>, RunError> {
-    fs::create_dir_all(&options.results_dir).map_err(|error| RunError::CreateDir {
-        dir: options.results_dir.clone(),
-        error,
+    fs::create_dir_all(&options.results_dir).map_err(|error| {
+        match not_a_directory(&options.results_dir) {
+            Some(what) => RunError::NotADirectory {
+                dir: options.results_dir.clone(),
+                what,
+            },
+            None => RunError::CreateDir {
+                dir: options.results_dir.clone(),
+                error,
+            },
+        }
     })?;
     let holder = match options.shard {
         Some(Shard { index, count }) => Holder::Shard { index, count },

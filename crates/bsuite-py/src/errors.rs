@@ -137,7 +137,9 @@ pub fn report_error(err: &bsuite_report::Error) -> PyErr {
     match err {
         Error::NoAgents | Error::DuplicateAgent(_) => PyValueError::new_err(err.to_string()),
         Error::OutputNotADirectory(_) => PyNotADirectoryError::new_err(err.to_string()),
-        Error::ForeignFiles { .. } => PyFileExistsError::new_err(err.to_string()),
+        Error::ForeignFiles { .. } | Error::OutputIsResults(_) => {
+            PyFileExistsError::new_err(err.to_string())
+        }
         Error::Io { error, .. } => os_error(error, err.to_string()),
         Error::Draw(_) | Error::Svg(_) | Error::Pdf(_) => PyRuntimeError::new_err(err.to_string()),
     }
