@@ -16,7 +16,7 @@ pub struct ScoreArgs {
     /// Results directories, one per agent: `DIR` (named after its last component) or
     /// `NAME=DIR`. Several directories are scored side by side.
     #[arg(required = true, value_name = "[NAME=]DIR")]
-    pub dirs: Vec<String>,
+    pub dirs: Vec<std::ffi::OsString>,
     /// Print ref_score.py's JSON (`experiments`, `finished`, `tags`, `ids`; null where
     /// bsuite gives NaN). With several directories: an object keyed by agent name.
     #[arg(long)]

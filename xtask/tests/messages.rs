@@ -167,3 +167,43 @@ fn study_and_report_refusals_can_be_acted_on() {
     assert!(text.contains("is a results directory"), "{text}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A results path that is not UTF-8 (Linux paths are bytes) works throughout: bench-all
+/// writes and scores it, `score` and `report` read it.
+#[test]
+fn paths_that_are_not_utf8_work_throughout() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let root = scratch("not-utf8");
+    let dir = root.join(OsStr::from_bytes(b"caf\xe9"));
+    let mut bench = common::xtask();
+    bench.args([
+        "bench-all",
+        "random",
+        "--ids",
+        "catch/0",
+        "--num-episodes",
+        "3",
+        "--plain",
+    ]);
+    let ran = bench.arg("--results").arg(&dir).output().unwrap();
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    assert!(
+        !stderr(&ran).contains("could not score"),
+        "{}",
+        stderr(&ran)
+    );
+    let scored = common::xtask().arg("score").arg(&dir).output().unwrap();
+    assert!(scored.status.success(), "{}", stderr(&scored));
+    let out = root.join("report");
+    let report = common::xtask()
+        .args(["report", "--results"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(report.status.success(), "{}", stderr(&report));
+    assert!(out.join("index.html").is_file());
+    fs::remove_dir_all(&root).unwrap();
+}
