@@ -53,10 +53,18 @@ pub fn log_error(py: Python<'_>, err: &LogError) -> PyErr {
                 .and_then(|m| m.getattr("ResultsFileExistsError"))
                 .and_then(|class| Ok(class.cast_into::<PyType>()?));
             match class {
-                Ok(class) => PyErr::from_type(
-                    class,
-                    (EEXIST, err.to_string(), path.to_string_lossy().into_owned()),
-                ),
+                Ok(class) => {
+                    // The logger's own message advises the command line's --overwrite.
+                    let message = format!(
+                        "results file {} already exists and is kept; pass overwrite=True to \
+                         replace it, or record into another directory",
+                        path.display()
+                    );
+                    PyErr::from_type(
+                        class,
+                        (EEXIST, message, path.to_string_lossy().into_owned()),
+                    )
+                }
                 Err(import_error) => import_error,
             }
         }

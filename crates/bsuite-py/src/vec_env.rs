@@ -378,7 +378,18 @@ fn read_actions(actions: &Bound<'_, PyAny>, out: &mut Vec<i64>) -> PyResult<()> 
             "actions must be a 1-D array, one per environment; got {ndim} dimensions"
         )));
     }
-    // Unsigned values past i64::MAX would wrap: they are out of range for any id anyway.
+    // Unsigned values past i64::MAX would wrap into negative ones: refuse them as they are.
+    if kind == "u" {
+        let too_large = array.call_method1("__gt__", (i64::MAX,))?;
+        let indices = numpy.call_method1("flatnonzero", (too_large,))?;
+        if indices.len()? > 0 {
+            let index = indices.get_item(0)?;
+            let value = array.get_item(&index)?;
+            return Err(PyValueError::new_err(format!(
+                "actions[{index}] = {value} is out of range: no bsuite id has that many actions"
+            )));
+        }
+    }
     let array = array.call_method1("astype", (numpy.getattr("int64")?,))?;
     // `astype` copies into a new C-ordered array, so this copy cannot fail.
     if copy_actions(&array.cast_into::<PyArray1<i64>>()?, out) {
