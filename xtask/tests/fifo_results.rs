@@ -36,20 +36,7 @@ fn mkfifo(path: &Path) {
 }
 
 fn bench_all(dir: &Path) -> Command {
-    let mut cmd = common::xtask();
-    let args = [
-        "bench-all",
-        "random",
-        "--plain",
-        "--no-score",
-        "--ids",
-        "catch/0",
-        "catch/1",
-    ];
-    cmd.args(args)
-        .args(["--num-episodes", "3", "--results"])
-        .arg(dir);
-    cmd
+    common::bench_all_random(dir, &["--ids", "catch/0", "catch/1", "--num-episodes", "3"])
 }
 
 #[test]

@@ -9,29 +9,13 @@ mod common;
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::Instant;
 
-use common::{scratch, stderr};
+use common::{bench_all_random as bench_all, scratch, stderr};
 
 /// Iterations of the shard race: the reproduction mixed runs in 23 of 30.
 const RACES: usize = 200;
-
-fn bench_all(dir: &Path, extra: &[&str]) -> Command {
-    let mut cmd = common::xtask();
-    cmd.args([
-        "bench-all",
-        "random",
-        "--plain",
-        "--no-score",
-        "--jobs",
-        "1",
-    ])
-    .arg("--results")
-    .arg(dir)
-    .args(extra);
-    cmd
-}
 
 fn csv(id: &str) -> String {
     format!("bsuite_id_-_{}.csv", id.replace('/', "-"))
