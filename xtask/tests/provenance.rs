@@ -159,6 +159,15 @@ fn an_interrupted_overwrite_is_finished_by_the_resume() {
         files(&old) == files(&fresh) || !unfinished["overwriting"].is_null(),
         "the manifest claims seed 5 for seed-42 files: {unfinished}"
     );
+    if !unfinished["overwriting"].is_null() {
+        // `score` says so too, rather than calling every file seed 5's.
+        let scored = common::run(&["score", old.to_str().unwrap()]);
+        let said = String::from_utf8_lossy(&scored.stdout);
+        assert!(
+            said.contains("still those of agent random, seed 42"),
+            "{said}"
+        );
+    }
     let resumed = sweep(&old, &["--seed", "5"]);
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     for ((id, ours), (_, theirs)) in files(&old).iter().zip(files(&fresh).iter()) {
