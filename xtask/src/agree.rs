@@ -272,7 +272,7 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
     for seed in args.seed_range() {
         let dir = out.join("ours").join(format!("seed-{seed}"));
         if complete_ids(&dir, &ids, args.num_episodes).len() < ids.len() {
-            eprintln!("agree: ours, seed {seed}");
+            bsuite_baselines::errln!("agree: ours, seed {seed}");
             let mut bsuite_run: Vec<OsString> = vec![args.agent.clone().into(), "--ids".into()];
             bsuite_run.extend(id_args.iter().map(OsString::from));
             bsuite_run.extend(["--seed".into(), seed.to_string().into()]);
@@ -305,7 +305,7 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
                     python.display()
                 );
             }
-            eprintln!(
+            bsuite_baselines::errln!(
                 "agree: bsuite's JAX {}, seed {seed}: {} ids ({} cached)",
                 args.agent,
                 missing.len(),
@@ -330,7 +330,7 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
                 bail!("the reference run of seed {seed} failed ({status})");
             }
         } else {
-            eprintln!(
+            bsuite_baselines::errln!(
                 "agree: bsuite's JAX {}, seed {seed}: all {} ids cached",
                 args.agent,
                 ids.len()
@@ -341,7 +341,7 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
 
     let builds = our_builds(&ours_dirs, args.seed_range())?;
     if builds.len() > 1 {
-        eprintln!(
+        bsuite_baselines::errln!(
             "agree: warning: our seeds were run by {} builds ({}); a build that computes \
              differently is another agent, so compare one build (a fresh --out)",
             builds.len(),
@@ -400,7 +400,7 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
         out.join("agreement.json"),
         serde_json::to_string_pretty(&json(args, &builds, &id_rows, &experiment_rows))?,
     )?;
-    eprintln!(
+    bsuite_baselines::errln!(
         "agree: wrote {} and {}",
         out.join("agreement.md").display(),
         out.join("curves").display()

@@ -102,6 +102,12 @@ pub struct PackArgs {
     /// The baseline's name (default: the agent in the directory's manifest).
     #[arg(long)]
     pub name: Option<String>,
+    /// Where the archive and its scores go (default: the repository's `baselines/`).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Replace an archive or scores of the same name already there.
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 /// Runs `cargo xtask pack-baseline`: checks that `dir` is a complete sweep written by a
@@ -151,13 +157,24 @@ pub fn pack(args: &PackArgs) -> Result<()> {
             unfinished.join(", ")
         );
     }
-    fs::create_dir_all(shipped())?;
-    let archive = shipped().join(format!("{name}.tar.gz"));
+    let out = args.out.clone().unwrap_or_else(shipped);
+    let archive = out.join(format!("{name}.tar.gz"));
+    let json = out.join(format!("{name}.scores.json"));
+    if !args.overwrite {
+        // A shipped baseline is evidence others cite: replacing one is asked for.
+        if let Some(there) = [&archive, &json].into_iter().find(|p| p.exists()) {
+            bail!(
+                "{} exists; pass --overwrite to replace it, or --name or --out to write \
+                 elsewhere",
+                there.display()
+            );
+        }
+    }
+    fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     write_archive(&args.dir, &archive)?;
     let scores = crate::score::reference_json(&summary);
-    let json = shipped().join(format!("{name}.scores.json"));
     fs::write(&json, serde_json::to_string_pretty(&scores)? + "\n")?;
-    eprintln!(
+    bsuite_baselines::errln!(
         "pack-baseline: {} ({} bytes) and {}",
         archive.display(),
         fs::metadata(&archive)?.len(),

@@ -92,14 +92,17 @@ pub fn reexec_optimised() -> Result<bool> {
     if !cfg!(debug_assertions) || std::env::var_os("XTASK_NO_REEXEC").is_some() {
         return Ok(false);
     }
-    eprintln!("xtask: building with optimisations...");
+    bsuite_baselines::errln!("xtask: building with optimisations...");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml");
-    let status = std::process::Command::new(env!("CARGO"))
+    // Cargo names itself to what it runs; the build's cargo where it did not.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+    let mut optimised = std::process::Command::new(cargo);
+    optimised
         .args(["run", "--quiet", "--release", "--manifest-path", manifest])
         .args(["--package", "xtask", "--"])
-        .args(&args)
-        .status()?;
+        .args(&args);
+    let status = crate::libtorch::dies_with_xtask(&mut optimised).status()?;
     if !status.success() {
         std::process::exit(status.code().unwrap_or(1));
     }
@@ -177,7 +180,7 @@ fn python_reference(
     steps: usize,
     repeats: usize,
 ) -> Result<serde_json::Value> {
-    eprintln!(
+    bsuite_baselines::errln!(
         "xtask: measuring the Python reference ({} --steps {steps} --repeats {repeats})...",
         script.display()
     );

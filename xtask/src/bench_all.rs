@@ -21,13 +21,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
 /// score is a warning, since the results themselves are complete.
 pub fn print_scores(results_dir: &std::path::Path) {
     let args = crate::score::ScoreArgs {
-        dirs: vec![results_dir.display().to_string()],
+        dirs: vec![results_dir.as_os_str().to_owned()],
         json: false,
         ids: false,
         lenient: true,
     };
     if let Err(err) = crate::score::run(&args) {
-        eprintln!(
+        bsuite_baselines::errln!(
             "warning: could not score {}: {err:#}",
             results_dir.display()
         );

@@ -47,7 +47,9 @@ fn reference_python() -> Result<PathBuf> {
     if python.exists() {
         return Ok(python);
     }
-    eprintln!("xtask: no reference venv; running tools/reference/setup.sh (bsuite 0.3.6, once)");
+    bsuite_baselines::errln!(
+        "xtask: no reference venv; running tools/reference/setup.sh (bsuite 0.3.6, once)"
+    );
     let mut setup = Command::new("bash");
     setup.arg(root.join("tools/reference/setup.sh"));
     run_status(setup, "tools/reference/setup.sh")?;
@@ -97,7 +99,7 @@ pub fn run(args: &BenchPythonArgs) -> Result<()> {
     if args.json {
         bench.arg("--json");
     }
-    eprintln!(
+    bsuite_baselines::errln!(
         "xtask: {} {} (bsuite 0.3.6 and bsuite_rs in one process)",
         python.display(),
         script.display()
@@ -118,11 +120,11 @@ pub fn run(args: &BenchPythonArgs) -> Result<()> {
             if args.json {
                 dqn.arg("--json");
             }
-            eprintln!("xtask: bsuite's JAX DQN on both ({})", jax.display());
+            bsuite_baselines::errln!("xtask: bsuite's JAX DQN on both ({})", jax.display());
             run_status(dqn, "bench_python.py --agent dqn")
         }
         None => {
-            eprintln!(
+            bsuite_baselines::errln!(
                 "xtask: no JAX venv (.bsuite/jax-venv), so bsuite's DQN drop-in check is \
                  skipped; tools/reference/setup_jax_agents.sh makes one"
             );

@@ -97,7 +97,7 @@ pub fn embed_mnist(csv: &Path) -> Result<()> {
         let path = dir.join(name);
         std::fs::write(&path, gz.finish()?)
             .with_context(|| format!("writing {}", path.display()))?;
-        eprintln!("wrote {}", path.display());
+        bsuite_baselines::errln!("wrote {}", path.display());
     }
     Ok(())
 }

@@ -95,7 +95,7 @@ fn check_root(root: &Path, what: &str) -> Result<()> {
             local_install_dir(false).display()
         ),
         None => {
-            eprintln!(
+            bsuite_baselines::errln!(
                 "xtask: warning: cannot tell the version of {what} (no build-version or \
                  version.py); assuming {TORCH_VERSION}"
             );
@@ -245,7 +245,7 @@ fn pip_install(python: &str, dest: &Path, cuda: bool) -> Result<()> {
     ]);
     command.arg("--target").arg(&partial);
     if lean {
-        eprintln!(
+        bsuite_baselines::errln!(
             "xtask: installing PyTorch {TORCH_VERSION} from PyPI into {}: the CPU libraries \
              only (about 550 MB to download, 1.3 GB on disk); this takes about a minute, once",
             dest.display()
@@ -257,7 +257,7 @@ fn pip_install(python: &str, dest: &Path, cuda: bool) -> Result<()> {
             .arg(format!("torch=={TORCH_VERSION}"));
         command.args(CPU_ONLY_EXTRAS);
     } else {
-        eprintln!(
+        bsuite_baselines::errln!(
             "xtask: installing PyTorch {TORCH_VERSION} with its CUDA libraries from PyPI into \
              {} (about 4.6 GB); this takes a few minutes, once",
             dest.display()
@@ -276,7 +276,7 @@ fn pip_install(python: &str, dest: &Path, cuda: bool) -> Result<()> {
     }
     std::fs::rename(&partial, dest)
         .with_context(|| format!("moving {} to {}", partial.display(), dest.display()))?;
-    eprintln!(
+    bsuite_baselines::errln!(
         "xtask: installed PyTorch {TORCH_VERSION} in {:.0} s",
         start.elapsed().as_secs_f64()
     );
@@ -300,7 +300,7 @@ pub fn cargo(libtorch: &LibTorch, cuda: bool) -> Command {
 
 /// Runs `command`, failing with its exit status.
 pub fn run_status(mut command: Command, what: &str) -> Result<()> {
-    let status = command
+    let status = dies_with_xtask(&mut command)
         .status()
         .with_context(|| format!("running {what}"))?;
     if !status.success() {
@@ -309,12 +309,38 @@ pub fn run_status(mut command: Command, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// Makes `command`'s process (and what it `exec`s: `cargo run` becomes the binary it
+/// runs) end with a SIGTERM when xtask ends in any way, so that a killed xtask leaves no
+/// sweep running that holds its results directory. Where the platform cannot, it is left
+/// as it is.
+pub fn dies_with_xtask(command: &mut Command) -> &mut Command {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the hook calls only async-signal-safe functions (prctl, getppid, _exit).
+        let xtask = std::process::id() as libc::pid_t;
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // xtask may have ended before the request: then end now.
+                if libc::getppid() != xtask {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+    }
+    command
+}
+
 /// Provisions LibTorch, builds `bin` of bsuite-baselines with `--release --features tch`
 /// and runs it with `args` (the first build compiles LibTorch's C++ bindings: about five
 /// minutes on two cores).
 pub fn run_tch_bin(bin: &str, args: &[OsString], cuda: bool) -> Result<()> {
     let libtorch = provision(cuda)?;
-    eprintln!(
+    bsuite_baselines::errln!(
         "xtask: LibTorch {TORCH_VERSION} from {} ({}); building {bin} (--release --features tch)...",
         libtorch.source,
         libtorch.root.display()
@@ -326,7 +352,7 @@ pub fn run_tch_bin(bin: &str, args: &[OsString], cuda: bool) -> Result<()> {
         .arg(workspace_root().join("Cargo.toml"))
         .args(["--package", "bsuite-baselines", "--bin", bin, "--"])
         .args(args);
-    let status = command
+    let status = dies_with_xtask(&mut command)
         .status()
         .with_context(|| format!("running cargo run --bin {bin}"))?;
     if !status.success() {
@@ -356,7 +382,7 @@ pub fn bench_agents(args: &[OsString]) -> Result<()> {
 pub fn libtorch_command(cuda: bool, cargo_args: &[OsString]) -> Result<()> {
     let libtorch = provision(cuda)?;
     if cargo_args.is_empty() {
-        eprintln!(
+        bsuite_baselines::errln!(
             "xtask: LibTorch {TORCH_VERSION} from {}; for plain cargo commands with \
              --features tch:",
             libtorch.source

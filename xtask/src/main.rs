@@ -188,7 +188,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            bsuite_baselines::errln!("error: {err:#}");
             ExitCode::FAILURE
         }
     }

@@ -19,7 +19,7 @@ pub struct ReportArgs {
     /// Repeat for several agents side by side; the name defaults to the directory's name.
     /// Default: every agent directory under `results/` (where `bench-all` writes).
     #[arg(long = "results", value_name = "DIR[=NAME]")]
-    pub results: Vec<String>,
+    pub results: Vec<std::ffi::OsString>,
     /// The report directory; only files an earlier report wrote in it are replaced.
     #[arg(long, value_name = "DIR", default_value = "report")]
     pub out: PathBuf,
@@ -53,7 +53,7 @@ pub struct ReportCheckArgs {
 
 /// The agent directories under `root` that hold bsuite CSVs, sorted by name: what
 /// `cargo xtask report` reads when no `--results` is given.
-fn default_results(root: &Path) -> Result<Vec<String>> {
+fn default_results(root: &Path) -> Result<Vec<std::ffi::OsString>> {
     let entries = std::fs::read_dir(root).with_context(|| {
         format!(
             "no --results given and {} cannot be read; run `cargo xtask bench-all <agent>` \
@@ -68,7 +68,7 @@ fn default_results(root: &Path) -> Result<Vec<String>> {
             && std::fs::read_dir(&path)?
                 .any(|f| f.is_ok_and(|f| f.file_name().to_string_lossy().starts_with(FILE_PREFIX)));
         if has_csv {
-            dirs.push(path.to_string_lossy().into_owned());
+            dirs.push(path.into_os_string());
         }
     }
     dirs.sort();
@@ -149,7 +149,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         .collect::<Result<_>>()?;
     for agent in &agents {
         for skipped in &agent.skipped {
-            eprintln!("warning: {skipped}");
+            bsuite_baselines::errln!("warning: {skipped}");
         }
     }
     let options = bsuite_report::Options {
@@ -161,11 +161,11 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     let written = bsuite_report::write(&agents, &args.out, &options)?;
     for (agent, lines) in &written.incomplete {
         for line in lines {
-            eprintln!("warning: {agent}: {line}");
+            bsuite_baselines::errln!("warning: {agent}: {line}");
         }
     }
     if !written.removed.is_empty() {
-        eprintln!(
+        bsuite_baselines::errln!(
             "removed {} file(s) of an earlier report that this one does not write",
             written.removed.len()
         );
@@ -235,7 +235,15 @@ mod tests {
             std::fs::write(root.join(agent).join(file), "").unwrap();
         }
         let dirs = default_results(&root).unwrap();
-        let names: Vec<&str> = dirs.iter().map(|d| d.rsplit('/').next().unwrap()).collect();
+        let names: Vec<String> = (dirs.iter())
+            .map(|d| {
+                Path::new(d)
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
         assert_eq!(names, ["a2c", "dqn"]);
         std::fs::remove_dir_all(&root).unwrap();
     }
@@ -253,8 +261,8 @@ mod tests {
         let dir = fixtures();
         let args = ReportArgs {
             results: vec![
-                format!("a={}", dir.display()),
-                format!("a={}", dir.display()),
+                format!("a={}", dir.display()).into(),
+                format!("a={}", dir.display()).into(),
             ],
             out: std::env::temp_dir().join("bsuite-xtask-report-never-written"),
             title: "t".into(),

@@ -16,7 +16,7 @@ pub struct ScoreArgs {
     /// Results directories, one per agent: `DIR` (named after its last component) or
     /// `NAME=DIR`. Several directories are scored side by side.
     #[arg(required = true, value_name = "[NAME=]DIR")]
-    pub dirs: Vec<String>,
+    pub dirs: Vec<std::ffi::OsString>,
     /// Print ref_score.py's JSON (`experiments`, `finished`, `tags`, `ids`; null where
     /// bsuite gives NaN). With several directories: an object keyed by agent name.
     #[arg(long)]
@@ -34,7 +34,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     let agents = load_agents(&args.dirs, args.lenient)?;
     for agent in &agents {
         for skipped in &agent.skipped {
-            eprintln!("warning: {skipped}");
+            bsuite_baselines::errln!("warning: {skipped}");
         }
     }
     let summaries: Vec<Summary> = agents.iter().map(summarize).collect();

@@ -128,16 +128,8 @@ fn read_study(path: &Path) -> Result<Study> {
     let mut seen = Vec::new();
     for variant in &study.variants {
         let name = &variant.name;
-        let usable = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
-            && !name.starts_with('.');
-        if !usable {
-            bail!(
-                "study file {}: variant name '{name}' must be letters, digits, '_', '-' or '.'",
-                path.display()
-            );
+        if let Err(error) = sweep::check_name(name) {
+            bail!("study file {}: variant name {error}", path.display());
         }
         if seen.contains(&name) {
             bail!(
@@ -211,7 +203,7 @@ pub fn run(args: &StudyArgs) -> Result<()> {
     let study = read_study(&args.file)?;
     if !args.report_only {
         for (k, variant) in study.variants.iter().enumerate() {
-            eprintln!(
+            bsuite_baselines::errln!(
                 "study: variant {} of {}: {} ({})",
                 k + 1,
                 study.variants.len(),
@@ -290,7 +282,7 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
                 })
             });
         if !has_results {
-            eprintln!(
+            bsuite_baselines::errln!(
                 "study: variant {} has no results in {} yet; the report leaves it out",
                 variant.name,
                 dir.display()
@@ -318,18 +310,31 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
         definitions,
         ..bsuite_report::Options::default()
     };
-    let written = bsuite_report::write(&agents, &out, &options)?;
+    let written = match bsuite_report::write(&agents, &out, &options) {
+        // The report's own advice is its command line's --overwrite, which study lacks.
+        Err(bsuite_report::Error::ForeignFiles { dir, files }) => bail!(
+            "the report directory {} holds files that no report wrote: {}; pass another \
+             --out, or move them away",
+            dir.display(),
+            files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        written => written?,
+    };
     let partial: Vec<&str> = (written.incomplete.iter())
         .filter(|(_, lines)| !lines.is_empty())
         .map(|(agent, _)| agent.as_str())
         .collect();
     if !partial.is_empty() {
-        eprintln!(
+        bsuite_baselines::errln!(
             "study: partial variants, marked so in the report: {}",
             partial.join(", ")
         );
     }
-    eprintln!(
+    bsuite_baselines::errln!(
         "study: report of {} variant(s) in {} ({})",
         agents.len(),
         out.display(),
@@ -468,8 +473,10 @@ mod tests {
         let twice = variant("a", "dqn", "");
         let err = study_error(&format!("{title}{twice}{twice}"));
         assert!(err.contains("two variants are named 'a'"), "{err}");
-        let err = study_error(&format!("{title}{}", variant("../a", "dqn", "")));
-        assert!(err.contains("must be letters"), "{err}");
+        for name in ["../a", ".", ".."] {
+            let err = study_error(&format!("{title}{}", variant(name, "dqn", "")));
+            assert!(err.contains("cannot name a directory of its own"), "{err}");
+        }
         let err = study_error(title);
         assert!(err.contains("variant"), "{err}");
     }

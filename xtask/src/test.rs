@@ -38,19 +38,19 @@ pub fn run(args: TestArgs) -> Result<()> {
         .arg(&manifest);
     if !bsuite_report::check::pdflatex_available() {
         // The report's LaTeX test needs it; outside CI it skips rather than fails.
-        eprintln!(
+        bsuite_baselines::errln!(
             "xtask: warning: pdflatex is not installed, so the LaTeX compile test is skipped \
              (install texlive-latex-base, -recommended and -extra to run it; CI does)"
         );
     }
-    eprintln!("xtask: cargo test --workspace");
+    bsuite_baselines::errln!("xtask: cargo test --workspace");
     libtorch::run_status(workspace, "cargo test --workspace")?;
     if !args.no_python {
         crate::wheel::test()?;
     }
     if args.no_tch {
         // The tests `#[ignore]`d as too slow for debug builds still run, optimised.
-        eprintln!("xtask: cargo test -p bsuite-baselines --release -- --ignored");
+        bsuite_baselines::errln!("xtask: cargo test -p bsuite-baselines --release -- --ignored");
         let mut ignored = std::process::Command::new(&cargo);
         ignored
             .args(["test", "--manifest-path"])
@@ -62,7 +62,7 @@ pub fn run(args: TestArgs) -> Result<()> {
         );
     }
     let libtorch = libtorch::provision(false)?;
-    eprintln!(
+    bsuite_baselines::errln!(
         "xtask: cargo test -p bsuite-baselines --features tch --release -- --include-ignored \
          (LibTorch from {}; \
          the first build compiles LibTorch's C++ bindings, about five minutes on two cores)",

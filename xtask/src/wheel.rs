@@ -67,7 +67,7 @@ pub fn venv(name: &str, requirements: &[String]) -> Result<PathBuf> {
         std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
     }
     let base = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
-    eprintln!(
+    bsuite_baselines::errln!(
         "xtask: creating the Python venv {} ({})",
         dir.display(),
         requirements.join(" ")
@@ -108,7 +108,7 @@ pub fn build(out_dir: &Path) -> Result<PathBuf> {
     for old in wheels_in(out_dir)? {
         std::fs::remove_file(&old).with_context(|| format!("removing {}", old.display()))?;
     }
-    eprintln!(
+    bsuite_baselines::errln!(
         "xtask: building the bsuite-rs wheel (maturin build --release; the first build \
          compiles the crates optimised, a few minutes on two cores)"
     );
@@ -207,7 +207,7 @@ pub fn test() -> Result<()> {
 
     let minimal = venv("py-numpy-venv", &numpy)?;
     install(&minimal, &wheel, true)?;
-    eprintln!("xtask: the wheel with numpy alone (smoke_numpy_only.py)");
+    bsuite_baselines::errln!("xtask: the wheel with numpy alone (smoke_numpy_only.py)");
     let mut smoke = Command::new(&minimal);
     smoke.arg(tests.join("smoke_numpy_only.py")).arg(&fixtures);
     run_status(smoke, "smoke_numpy_only.py")?;
@@ -218,7 +218,7 @@ pub fn test() -> Result<()> {
     // it since (same sources), and Linux then names the running one "xtask (deleted)".
     let xtask =
         std::env::current_exe()?.with_file_name(format!("xtask{}", std::env::consts::EXE_SUFFIX));
-    eprintln!("xtask: pytest {}", tests.display());
+    bsuite_baselines::errln!("xtask: pytest {}", tests.display());
     let mut pytest = Command::new(&full);
     pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])

@@ -65,3 +65,47 @@ fn only_complete_default_sweeps_are_packed() {
     assert!(!archive.exists());
     std::fs::remove_dir_all(&partial).unwrap();
 }
+
+/// `pack-baseline` writes where `--out` says (the repository's `baselines/` by default) and
+/// never replaces an archive there without `--overwrite`: a shipped baseline was replaced
+/// silently before.
+#[test]
+fn a_packed_baseline_is_not_replaced_without_overwrite() {
+    let dir = scratch("baselines-sweep");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../baselines");
+    let unpacked = std::process::Command::new("tar")
+        .arg("xzf")
+        .arg(shipped.join("random.tar.gz"))
+        .arg("-C")
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(unpacked.success());
+    let before = std::fs::read(shipped.join("random.tar.gz")).unwrap();
+    let sweep = dir.to_str().unwrap();
+    let refused = xtask(&["pack-baseline", sweep]);
+    assert!(!refused.status.success(), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("random.tar.gz exists; pass --overwrite"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(
+        std::fs::read(shipped.join("random.tar.gz")).unwrap(),
+        before
+    );
+
+    let out = scratch("baselines-out");
+    let out_dir = out.to_str().unwrap();
+    let packed = xtask(&["pack-baseline", sweep, "--out", out_dir]);
+    assert!(packed.status.success(), "{}", stderr(&packed));
+    assert_eq!(std::fs::read(out.join("random.tar.gz")).unwrap(), before);
+    let again = xtask(&["pack-baseline", sweep, "--out", out_dir]);
+    assert!(!again.status.success());
+    let replaced = xtask(&["pack-baseline", sweep, "--out", out_dir, "--overwrite"]);
+    assert!(replaced.status.success(), "{}", stderr(&replaced));
+    for dir in [dir, out] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

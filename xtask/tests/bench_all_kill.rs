@@ -220,24 +220,28 @@ fn bad_input_is_explained() {
     assert!(run(&["random", "--shard", "3/3"]).contains("bad shard '3/3'"));
 
     // A file under a results name that is not a bsuite results file is never lost: it is
-    // kept as `.corrupt`, said so, and the id run.
-    fs::create_dir_all(&dir).unwrap();
+    // kept as `.corrupt`, said so, and the id run. (In a directory the run's manifest
+    // claims: one without is refused whole, `provenance.rs`.)
+    let sweep = || {
+        common::xtask()
+            .args([
+                "bench-all",
+                "random",
+                "--plain",
+                "--ids",
+                "catch/0",
+                "--num-episodes",
+                "3",
+            ])
+            .arg("--results")
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    assert!(sweep().status.success());
     let path = dir.join("bsuite_id_-_catch-0.csv");
     fs::write(&path, "my notes\n").unwrap();
-    let output = common::xtask()
-        .args([
-            "bench-all",
-            "random",
-            "--plain",
-            "--ids",
-            "catch/0",
-            "--num-episodes",
-            "3",
-        ])
-        .arg("--results")
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let output = sweep();
     let said = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success() && said.contains("damaged"),

@@ -6,26 +6,10 @@ mod common;
 
 use std::fs;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::scratch;
-
-fn bench_all(dir: &Path, extra: &[&str]) -> Command {
-    let mut cmd = common::xtask();
-    cmd.args([
-        "bench-all",
-        "random",
-        "--plain",
-        "--no-score",
-        "--jobs",
-        "1",
-    ])
-    .arg("--results")
-    .arg(dir)
-    .args(extra);
-    cmd
-}
+use common::{bench_all_random as bench_all, scratch};
 
 /// Starts a whole sweep (long in a debug build) and waits until it holds `lock_file`.
 fn start_owner(dir: &Path, extra: &[&str], lock_file: &str) -> Child {

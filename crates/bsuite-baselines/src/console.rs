@@ -1,10 +1,11 @@
-//! Standard output for the command-line tools, where a reader that stops reading (`| head`,
-//! a closed terminal) ends the output, not the program: the work goes on, results are
-//! still written, and the tool exits as it would have (0 on success). Nothing panics and
-//! nothing is reported, as with `ls | head`.
+//! Standard output and standard error for the command-line tools, where a reader that
+//! stops reading (`| head`, a closed terminal, `2>/dev/full`) ends the output, not the
+//! program: the work goes on, results are still written, and the tool exits as it would
+//! have (0 on success). Nothing panics and nothing is reported, as with `ls | head`.
 //!
 //! ```
 //! bsuite_baselines::outln!("{} ids", 468);
+//! bsuite_baselines::errln!("{} ids left", 0);
 //! ```
 
 use std::fmt;
@@ -47,8 +48,17 @@ impl Write for Stdout {
 
 fn closed(err: &io::Error) {
     if !CLOSED.swap(true, Ordering::Relaxed) && err.kind() != io::ErrorKind::BrokenPipe {
-        eprintln!("standard output failed ({err}); output stops here, the work goes on");
+        err_line(format_args!(
+            "standard output failed ({err}); output stops here, the work goes on"
+        ));
     }
+}
+
+/// Writes `args` and a newline to standard error; where that fails (a closed pipe, a full
+/// disk) the message is dropped, since there is nowhere left to say so. Use it through
+/// [`errln!`](crate::errln).
+pub fn err_line(args: fmt::Arguments) {
+    let _ = writeln!(io::stderr().lock(), "{args}");
 }
 
 /// `println!` for the command-line tools: see [`console`](crate::console).
@@ -59,5 +69,17 @@ macro_rules! outln {
     };
     ($($arg:tt)*) => {
         $crate::console::line(format_args!($($arg)*))
+    };
+}
+
+/// `eprintln!` for the command-line tools: a failing standard error drops the message
+/// instead of panicking; see [`console`](crate::console).
+#[macro_export]
+macro_rules! errln {
+    () => {
+        $crate::console::err_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::console::err_line(format_args!($($arg)*))
     };
 }

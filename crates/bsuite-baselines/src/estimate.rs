@@ -179,7 +179,10 @@ impl Estimate {
             .iter()
             .map(|e| e.replica_bytes)
             .fold(0.0, f64::max);
-        self.base_bytes + (self.jobs * self.batch_size) as f64 * largest
+        // No more replicas run at once than there are ids.
+        let ids: usize = self.experiments.iter().map(|e| e.ids).sum();
+        let replicas = (self.jobs * self.batch_size).min(ids);
+        self.base_bytes + replicas as f64 * largest
     }
 }
 
@@ -205,7 +208,8 @@ pub fn estimate(
     ids: &[BsuiteId],
     options: &RunnerOptions,
 ) -> Result<Estimate, LoadError> {
-    let jobs = options.effective_jobs();
+    // The runner starts no more workers than it has ids to give them.
+    let jobs = options.effective_jobs().min(ids.len()).max(1);
     let batch_size = match (agent.batching, options.batch_size) {
         (Some(b), 0) => b.default_size,
         (Some(_), n) => n,

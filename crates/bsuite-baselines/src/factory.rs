@@ -141,12 +141,23 @@ pub fn agents() -> Vec<AgentEntry> {
 
 /// An agent name this build does not provide.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown agent '{name}'; valid agents: {}", valid.join(", "))]
+#[error(
+    "unknown agent '{name}'; valid agents: {}{}",
+    valid.join(", "),
+    if libtorch.is_empty() {
+        String::new()
+    } else {
+        format!(", and with LibTorch (cargo xtask bench-all): {}", libtorch.join(", "))
+    }
+)]
 pub struct UnknownAgent {
     /// The name asked for.
     pub name: String,
     /// The names available.
     pub valid: Vec<&'static str>,
+    /// The LibTorch agents this build lacks (it was built without the `tch` feature),
+    /// which `cargo xtask bench-all` runs through a build that has them.
+    pub libtorch: Vec<&'static str>,
 }
 
 /// Looks up an agent by name.
@@ -163,8 +174,15 @@ pub fn agent(name: &str) -> Result<AgentEntry, UnknownAgent> {
     all.iter()
         .find(|entry| entry.name == name)
         .copied()
-        .ok_or_else(|| UnknownAgent {
-            name: name.to_string(),
-            valid: all.iter().map(|entry| entry.name).collect(),
+        .ok_or_else(|| {
+            let valid: Vec<&'static str> = all.iter().map(|entry| entry.name).collect();
+            UnknownAgent {
+                name: name.to_string(),
+                libtorch: (LIBTORCH_AGENTS.iter())
+                    .filter(|agent| !valid.contains(agent))
+                    .copied()
+                    .collect(),
+                valid,
+            }
         })
 }

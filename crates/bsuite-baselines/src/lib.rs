@@ -17,7 +17,6 @@
 mod agent;
 pub mod config;
 pub mod console;
-pub mod dir_lock;
 pub mod estimate;
 pub mod experiment;
 pub mod factory;
@@ -30,3 +29,7 @@ pub mod tch_agents;
 
 pub use agent::{Agent, BatchAgent, OneByOne};
 pub use experiment::{run, run_lockstep, run_verbose, run_with};
+
+/// One writer per results directory: the lock lives with the results format, in
+/// `bsuite-logging`, so that every writer (the Python package's recorders too) takes it.
+pub use bsuite_logging::dir_lock;

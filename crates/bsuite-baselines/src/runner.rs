@@ -22,12 +22,12 @@ use std::time::{Duration, Instant};
 
 use bsuite_envs::{BsuiteId, Environment, LoadError};
 use bsuite_logging::csv_logging::{temp_path, CsvLogger};
-use bsuite_logging::manifest::{ManifestError, RunManifest};
+use bsuite_logging::dir_lock::{Holder, LockError};
+use bsuite_logging::manifest::{self, ClaimError, ManifestError, RunManifest};
 use bsuite_logging::results::{file_name, logged_episodes, ReadError};
 use bsuite_logging::{LogError, Logging};
 
 use crate::config::AgentConfig;
-use crate::dir_lock::LockError;
 use crate::experiment::{run_lockstep, run_with, ReplicaEnd};
 use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
 pub use crate::shard::{ParseShardError, Shard};
@@ -49,7 +49,7 @@ pub struct RunnerOptions {
     /// [`Batching::default_size`], 1 runs every id on its own.
     pub batch_size: usize,
     /// The shard of a split sweep this run is, if any: shards of one split may share a
-    /// results directory (see [`crate::dir_lock`]).
+    /// results directory (see [`bsuite_logging::dir_lock`]).
     pub shard: Option<Shard>,
     /// Where the agents compute.
     pub device: ComputeDevice,
@@ -226,6 +226,14 @@ pub enum RunError {
         /// The OS error.
         error: io::Error,
     },
+    /// The results path is not a directory (a file, a dangling link, a link loop).
+    #[error("results directory {} is {what}; pass another --results", .dir.display())]
+    NotADirectory {
+        /// The results path.
+        dir: PathBuf,
+        /// What is there instead.
+        what: String,
+    },
     /// The results directory could not be locked: another run holds it, or the lock file
     /// failed.
     #[error("{error}")]
@@ -233,33 +241,19 @@ pub enum RunError {
         /// Why.
         error: LockError,
     },
-    /// The results directory holds another run's results, and `overwrite` is not set.
-    #[error(
-        "{} holds the results of another run ({theirs}); this one has {}. Pass \
-         another --results, or --overwrite to rerun the selected ids as this run \
-         (results of other ids stay as they are)",
-        .dir.display(),
-        .differences.join(", ")
-    )]
-    OtherRun {
-        /// The results directory.
-        dir: PathBuf,
-        /// The run its manifest records.
-        theirs: Box<RunManifest>,
-        /// How this run differs, e.g. `seed 7, not 42`.
-        differences: Vec<String>,
-    },
-    /// The results directory's manifest cannot be read, and `overwrite` is not set.
-    #[error("{error}; pass --overwrite to replace it")]
-    UnreadableManifest {
+    /// The results directory may not take this run's results: it holds another run's,
+    /// results no manifest vouches for, or an unreadable manifest (all refused unless
+    /// `overwrite`), or recorders are writing into it.
+    #[error("{error}{}", overwrite_advice(.error))]
+    Claim {
         /// Why.
-        error: ManifestError,
+        error: ClaimError,
     },
-    /// The manifest could not be written.
+    /// The manifest could not be updated as an id of an unfinished overwrite was rerun.
     #[error("{error}")]
-    WriteManifest {
+    Finish {
         /// Why.
-        error: ManifestError,
+        error: ClaimError,
     },
     /// A worker thread could not be started.
     #[error("starting worker thread {worker}: {error}")]
@@ -271,15 +265,63 @@ pub enum RunError {
     },
 }
 
-/// Checks that `dir` holds this agent's, seed's and episode count's results (or none),
-/// then records them in its manifest. Another run's directory is refused unless
-/// `options.overwrite` is set.
+/// What `dir` is, where something other than a directory is there: the OS's own error
+/// ("File exists") names none of these.
+fn not_a_directory(dir: &Path) -> Option<String> {
+    let link = fs::symlink_metadata(dir).ok()?;
+    if !link.file_type().is_symlink() {
+        return (!link.is_dir()).then(|| "a file, not a directory".into());
+    }
+    let target = fs::read_link(dir).map_or_else(|_| "?".into(), |t| t.display().to_string());
+    Some(match fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => return None,
+        Ok(_) => format!("a symbolic link to {target}, a file, not a directory"),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            format!("a symbolic link to {target}, which does not exist")
+        }
+        Err(error) if is_loop(&error) => {
+            "a symbolic link that leads back to itself (a loop)".into()
+        }
+        Err(error) => format!("a symbolic link to {target}, which cannot be followed: {error}"),
+    })
+}
+
+#[cfg(unix)]
+fn is_loop(error: &io::Error) -> bool {
+    error.raw_os_error() == Some(libc::ELOOP)
+}
+
+#[cfg(not(unix))]
+fn is_loop(_: &io::Error) -> bool {
+    false
+}
+
+/// What `--overwrite` would do about a refusal, where it would do something.
+fn overwrite_advice(error: &ClaimError) -> &'static str {
+    match error {
+        ClaimError::OtherRun { .. }
+        | ClaimError::Unclaimed { .. }
+        | ClaimError::Unreadable {
+            error: ManifestError::Read { .. } | ManifestError::Parse { .. },
+        } => {
+            ". Pass another --results, or --overwrite to rerun the selected ids as this run \
+             (the manifest lists the files of other ids as another run's until they are rerun)"
+        }
+        _ => "",
+    }
+}
+
+/// Checks, as one step with every other writer of `dir`, that it holds this agent's,
+/// seed's and episode count's results (or none), then records them in its manifest.
+/// Another run's directory is refused unless `options.overwrite` is set. Returns the files
+/// of `ids` that are another run's and must be rerun.
 fn claim(
     dir: &Path,
     agent: AgentEntry,
     config: &AgentConfig,
     options: &RunnerOptions,
-) -> Result<(), RunError> {
+    ids: &[BsuiteId],
+) -> Result<manifest::Claim, RunError> {
     // The entry's line describes the defaults; say what this run changed.
     let changed = config.changed();
     let description = match changed.is_empty() {
@@ -294,24 +336,9 @@ fn claim(
             .collect(),
         ..RunManifest::new(agent.name, &description, options.seed, options.num_episodes)
     };
-    match RunManifest::read(dir) {
-        Ok(Some(theirs)) if !options.overwrite => {
-            let differences = ours.differences(&theirs);
-            if !differences.is_empty() {
-                return Err(RunError::OtherRun {
-                    dir: dir.to_path_buf(),
-                    theirs: Box::new(theirs),
-                    differences,
-                });
-            }
-        }
-        Err(error) if !options.overwrite => {
-            return Err(RunError::UnreadableManifest { error });
-        }
-        _ => {}
-    }
-    ours.write(dir)
-        .map_err(|error| RunError::WriteManifest { error })
+    let selected = ids.iter().map(file_name).collect();
+    manifest::claim(dir, &ours, options.overwrite, &selected)
+        .map_err(|error| RunError::Claim { error })
 }
 
 /// Runs `agent` on every id in `ids` (`options.jobs` batches at a time) and returns one
@@ -324,16 +351,42 @@ pub fn run_ids(
     progress: &Progress,
     on_done: &(dyn Fn(&IdReport) + Sync),
 ) -> Result<Vec<IdReport>, RunError> {
-    fs::create_dir_all(&options.results_dir).map_err(|error| RunError::CreateDir {
-        dir: options.results_dir.clone(),
-        error,
+    fs::create_dir_all(&options.results_dir).map_err(|error| {
+        match not_a_directory(&options.results_dir) {
+            Some(what) => RunError::NotADirectory {
+                dir: options.results_dir.clone(),
+                what,
+            },
+            None => RunError::CreateDir {
+                dir: options.results_dir.clone(),
+                error,
+            },
+        }
     })?;
-    let _lock = crate::dir_lock::lock(&options.results_dir, options.shard)
+    let holder = match options.shard {
+        Some(Shard { index, count }) => Holder::Shard { index, count },
+        None => Holder::Run,
+    };
+    let _lock = bsuite_logging::dir_lock::lock(&options.results_dir, holder)
         .map_err(|error| RunError::Lock { error })?;
     let config = options.config_for(agent)?;
-    claim(&options.results_dir, agent, &config, options)?;
+    let claim = claim(&options.results_dir, agent, &config, options, ids)?;
+    let unfinished = Mutex::new(None);
+    let replaced = |id: &BsuiteId| {
+        let file = file_name(id);
+        if claim.rerun.contains(&file) {
+            if let Err(error) = manifest::finished(&options.results_dir, &file) {
+                // The id is rerun again on resume; the run says why at its end.
+                let mut first = unfinished.lock().unwrap_or_else(|e| e.into_inner());
+                first.get_or_insert(error);
+            }
+        }
+    };
     let reports: Mutex<Vec<Option<IdReport>>> = Mutex::new(vec![None; ids.len()]);
     let report = |position: usize, report: IdReport| {
+        if matches!(report.outcome, Outcome::Ran { .. }) {
+            replaced(&report.id);
+        }
         progress.ids_done.fetch_add(1, Ordering::Relaxed);
         on_done(&report);
         reports.lock().unwrap_or_else(|e| e.into_inner())[position] = Some(report);
@@ -342,7 +395,7 @@ pub fn run_ids(
     // What each id needs: skipped (complete), failed (unreadable file) or a run.
     let mut pending = Vec::new();
     for (position, &id) in ids.iter().enumerate() {
-        match plan(id, options) {
+        match plan(id, options, claim.rerun.contains(&file_name(&id))) {
             Ok(Plan::Skip(outcome)) => report(position, IdReport { id, outcome }),
             Ok(Plan::Run(run)) => pending.push(Pending { position, id, run }),
             Err(error) => report(
@@ -372,6 +425,9 @@ pub fn run_ids(
         }
         Ok::<(), RunError>(())
     })?;
+    if let Some(error) = unfinished.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(RunError::Finish { error });
+    }
     let reports = reports.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(reports
         .into_iter()
@@ -422,14 +478,16 @@ enum StartError {
     Log { error: LogError },
 }
 
-fn plan(id: BsuiteId, options: &RunnerOptions) -> Result<Plan, StartError> {
+/// What `id` needs; `another_runs` says its file is another run's (an unfinished
+/// overwrite), to be replaced even when complete.
+fn plan(id: BsuiteId, options: &RunnerOptions, another_runs: bool) -> Result<Plan, StartError> {
     let num_episodes = options.num_episodes.unwrap_or(id.num_episodes());
     let mut run = RunPlan {
         num_episodes,
-        overwrite: options.overwrite,
+        overwrite: options.overwrite || another_runs,
         replaced: None,
     };
-    if options.overwrite {
+    if run.overwrite {
         return Ok(Plan::Run(run));
     }
     // The file is checked whole with the reader `score` uses, not trusted for its last
@@ -707,8 +765,12 @@ fn open(
 ) -> Result<(LoggedEnv, AgentSetup), StartError> {
     let env = p.id.load().map_err(|error| StartError::Load { error })?;
     let setup = agent_setup(p.id, &*env, config, options);
-    let logger = CsvLogger::create(&p.id, &options.results_dir, p.run.overwrite)
+    let mut logger = CsvLogger::create(&p.id, &options.results_dir, p.run.overwrite)
         .map_err(|error| StartError::Log { error })?;
+    // A resume trusts what it finds after a crash too: each rewrite is on the disk before
+    // it replaces the file, and the directory is synced when the id ends, before an
+    // unfinished overwrite marks the file as this run's.
+    logger.set_sync(true);
     Ok((
         Logging::new(env, logger).final_episode(p.run.num_episodes),
         setup,
@@ -753,14 +815,14 @@ mod tests {
         let complete = format!("{header}1,1,1.0,1,1.0,0.0\n2,2,2.0,1,1.0,0.0\n");
         fs::write(&path, &complete).unwrap();
         fs::write(temp_path(&path), "a rewrite cut short").unwrap();
-        assert!(matches!(plan(id, &options), Ok(Plan::Skip(_))));
+        assert!(matches!(plan(id, &options, false), Ok(Plan::Skip(_))));
         assert!(
             !temp_path(&path).exists(),
             "a stale temporary file is removed"
         );
         fs::write(&path, format!("{header}1,1,1.0,1,1.0,0.0\n")).unwrap();
         assert!(matches!(
-            plan(id, &options),
+            plan(id, &options, false),
             Ok(Plan::Run(RunPlan {
                 replaced: Some(Replaced::Partial),
                 overwrite: true,
@@ -775,7 +837,7 @@ mod tests {
         .enumerate()
         {
             fs::write(&path, &damaged).unwrap();
-            let Ok(Plan::Run(run)) = plan(id, &options) else {
+            let Ok(Plan::Run(run)) = plan(id, &options, false) else {
                 panic!("a damaged file is rerun");
             };
             let Some(Replaced::Damaged { kept_as, problem }) = run.replaced else {

@@ -77,12 +77,46 @@ pub struct SweepArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub estimate: bool,
     /// Where the LibTorch agents compute: cpu, cuda or cuda:N (cuda needs an NVIDIA GPU);
-    /// other agents ignore it, but it is checked for every agent.
+    /// the other agents run on the CPU and refuse cuda.
     #[cfg_attr(
         feature = "cli",
         arg(long, default_value = "cpu", value_parser = clap::value_parser!(ComputeDevice))
     )]
     pub device: ComputeDevice,
+}
+
+/// A run or variant name that cannot be a directory of its own under `results/`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "'{name}' cannot name a directory of its own: a name is letters, digits, '_', '-' and \
+     '.', and does not start with '.' (so not '', '.' or '..', and no '/')"
+)]
+pub struct NameError {
+    /// The name given.
+    pub name: String,
+}
+
+/// Checks that `name` names a directory of its own: `results/<name>/` is neither
+/// `results/` itself nor outside it.
+///
+/// ```
+/// use bsuite_baselines::sweep::check_name;
+///
+/// assert!(check_name("dqn_sgd-1e-2").is_ok());
+/// for bad in ["", ".", "..", "../x", "a/b", ".hidden"] {
+///     assert!(check_name(bad).is_err(), "{bad}");
+/// }
+/// ```
+pub fn check_name(name: &str) -> Result<(), NameError> {
+    let usable = !name.is_empty()
+        && !name.starts_with('.')
+        && (name.chars()).all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    match usable {
+        true => Ok(()),
+        false => Err(NameError {
+            name: name.to_string(),
+        }),
+    }
 }
 
 /// A count of at least 1, for the command line.
@@ -161,6 +195,23 @@ pub enum SweepError {
         /// Why.
         error: RunError,
     },
+    /// `--name` cannot name a directory of its own under `results/`.
+    #[error("--name {error}")]
+    Name {
+        /// Why.
+        error: NameError,
+    },
+    /// `--device` names an accelerator for an agent that runs on the CPU only.
+    #[error(
+        "{agent} runs on the CPU only; --device {device} is for the LibTorch agents ({})",
+        crate::factory::LIBTORCH_AGENTS.join(", ")
+    )]
+    Device {
+        /// The agent.
+        agent: &'static str,
+        /// The device asked for.
+        device: ComputeDevice,
+    },
     /// The sweep ran, but some ids failed (each one's report says why); the other ids'
     /// results are kept.
     #[error(
@@ -194,6 +245,7 @@ impl SweepArgs {
     /// crate knows them (every agent of [`crate::config::all`]), so that a tool that hands
     /// the sweep to another binary can refuse a bad configuration first.
     pub fn check_config(&self) -> Result<(), SweepError> {
+        self.check_name()?;
         match AgentConfig::defaults(&self.agent) {
             Ok(defaults) => self.configure(defaults).map(|_| ()),
             Err(_) => Ok(()),
@@ -233,8 +285,24 @@ impl SweepArgs {
         Ok(config)
     }
 
+    /// `--name`, where given, names a directory of its own ([`check_name`]).
+    pub fn check_name(&self) -> Result<(), SweepError> {
+        match &self.name {
+            Some(name) => check_name(name).map_err(|error| SweepError::Name { error }),
+            None => Ok(()),
+        }
+    }
+
     /// The runner options these arguments ask for `agent`.
     pub fn runner_options(&self, agent: AgentEntry) -> Result<RunnerOptions, SweepError> {
+        self.check_name()?;
+        let on_cpu_only = !crate::factory::LIBTORCH_AGENTS.contains(&agent.name);
+        if on_cpu_only && self.device != ComputeDevice::Cpu {
+            return Err(SweepError::Device {
+                agent: agent.name,
+                device: self.device,
+            });
+        }
         let config = self.agent_config(agent)?;
         let seed = match (self.seed, config.has("seed")) {
             (_, true) => config.seed(),
@@ -278,7 +346,10 @@ fn config_file_pairs(path: &Path) -> Result<Vec<String>, SweepError> {
         .map_err(|e: toml::de::Error| bad(e.to_string()))?;
     table
         .iter()
-        .map(|(key, value)| Ok(format!("{key}={}", toml_text(value).map_err(&bad)?)))
+        .map(|(key, value)| {
+            let text = toml_text(value).map_err(|error| bad(format!("{key}: {error}")))?;
+            Ok(format!("{key}={text}"))
+        })
         .collect()
 }
 
@@ -346,7 +417,7 @@ pub fn run_sweep(
     let ids = args.ids().map_err(|error| SweepError::Ids { error })?;
     let options = args.runner_options(agent)?;
     if args.estimate {
-        eprintln!(
+        crate::errln!(
             "{name}: calibrating {} on {} experiments (nothing is written)...",
             agent.name,
             ids.chunk_by(|a, b| a.experiment().name == b.experiment().name)
@@ -367,7 +438,7 @@ pub fn run_sweep(
     if let Some(shard) = args.shard {
         notes.push(format!("shard {}/{}", shard.index, shard.count));
     }
-    eprintln!(
+    crate::errln!(
         "{name}: {} on {} ids into {} ({})",
         agent.name,
         ids.len(),
@@ -412,7 +483,7 @@ fn summarise(
         }
     }
     let secs = elapsed.as_secs_f64();
-    eprintln!(
+    crate::errln!(
         "{name}: ran {ran}, skipped {skipped} (already complete), failed {} of {} ids; \
          {steps} steps in {secs:.1} s ({:.0} steps/s); results in {}",
         failed.len(),
@@ -424,7 +495,7 @@ fn summarise(
         return Ok(());
     }
     for report in &failed {
-        eprintln!("  {report}");
+        crate::errln!("  {report}");
     }
     Err(SweepError::Failed {
         ids: failed.iter().map(|r| r.id).collect(),

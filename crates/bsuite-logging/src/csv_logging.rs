@@ -21,6 +21,7 @@ use std::thread::JoinHandle;
 
 use bsuite_envs::{BsuiteId, InfoValue};
 
+use crate::dir_lock::DirLock;
 use crate::logger::{LogError, Logger, Row};
 use crate::pyfmt::write_float_repr;
 use crate::results::file_name;
@@ -152,6 +153,8 @@ pub struct CsvLogger {
     table: CsvTable,
     shared: Arc<Shared>,
     writer: Option<JoinHandle<()>>,
+    /// The results directory's lock, held while the file may still be written.
+    _lock: Option<Arc<DirLock>>,
 }
 
 struct Shared {
@@ -235,7 +238,15 @@ impl CsvLogger {
             table: CsvTable::default(),
             shared,
             writer: Some(writer),
+            _lock: None,
         })
+    }
+
+    /// Holds `lock` (the results directory's, [`crate::record::claim_for_recording`]) for
+    /// as long as this logger lives, so that no run takes the directory while it records.
+    pub fn holding(mut self, lock: Arc<DirLock>) -> Self {
+        self._lock = Some(lock);
+        self
     }
 
     /// With `sync`, every rewrite is synced to disk before it is renamed into place, and
@@ -373,16 +384,27 @@ fn write_atomically(path: &Path, temp: &Path, contents: &[u8], sync: bool) -> Re
         }
     };
     let mut file = File::create(temp).map_err(io_err("creating", temp))?;
-    file.write_all(contents).map_err(io_err("writing", temp))?;
-    if sync {
-        file.sync_data().map_err(io_err("syncing", temp))?;
-    }
+    let written = file
+        .write_all(contents)
+        .map_err(io_err("writing", temp))
+        .and_then(|()| match sync {
+            true => file.sync_data().map_err(io_err("syncing", temp)),
+            false => Ok(()),
+        });
     drop(file);
-    fs::rename(temp, path).map_err(io_err("renaming the temporary file onto", path))
+    let result = written.and_then(|()| {
+        fs::rename(temp, path).map_err(io_err("renaming the temporary file onto", path))
+    });
+    if result.is_err() {
+        // A full disk would otherwise keep the partial file until the id's next run.
+        let _ = fs::remove_file(temp);
+    }
+    result
 }
 
+/// Syncs the directory that holds `path`, so that a rename into it survives a crash.
 #[cfg(unix)]
-fn sync_dir(path: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(path: &Path) -> io::Result<()> {
     match path.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(dir) => File::open(dir)?.sync_all(),
         None => File::open(".")?.sync_all(),
@@ -390,7 +412,7 @@ fn sync_dir(path: &Path) -> io::Result<()> {
 }
 
 #[cfg(not(unix))]
-fn sync_dir(_: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(_: &Path) -> io::Result<()> {
     Ok(())
 }
 

@@ -25,6 +25,7 @@
 //! ```
 
 pub mod csv_logging;
+pub mod dir_lock;
 mod logger;
 pub mod manifest;
 pub mod pyfmt;

@@ -541,11 +541,47 @@ pub fn read_run(path: &Path) -> Result<RunTable, ReadError> {
         path: path.to_path_buf(),
         problem,
     })?;
-    let bytes = std::fs::read(path).map_err(|error| ReadError::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
+    let bytes = regular_file(path)
+        .and_then(|()| std::fs::read(path))
+        .map_err(|error| ReadError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
     parse_run(id, path, &bytes)
+}
+
+/// Fails unless `path` is a regular file (or a link to one): a FIFO or a device would block
+/// a reader, or never end, so results are read from regular files only.
+pub(crate) fn regular_file(path: &Path) -> std::io::Result<()> {
+    let kind = std::fs::metadata(path)?.file_type();
+    let what = if kind.is_file() {
+        return Ok(());
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        special_file(kind)
+    };
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("not a regular file ({what}); only regular files are read"),
+    ))
+}
+
+#[cfg(unix)]
+fn special_file(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a device"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_file(_: std::fs::FileType) -> &'static str {
+    "a special file"
 }
 
 /// The last episode the results file at `path` logged, or `None` where there is no file:

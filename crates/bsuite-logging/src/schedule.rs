@@ -28,13 +28,13 @@ pub fn is_log_point(n: u64) -> bool {
     while n / p >= 10 {
         p *= 10;
     }
-    if n % p == 0 {
+    if n.is_multiple_of(p) {
         // n = m * p with m in 1..=9 (10p has one more digit and is caught as 1 * 10p).
         return true;
     }
     // The non-integer ratios 1.2, 1.4, 1.7 and 2.5: n = k * p / 10 with k in {12, 14, 17, 25}.
     let tenth = p / 10;
-    n % tenth == 0 && matches!(n / tenth, 12 | 14 | 17 | 25)
+    n.is_multiple_of(tenth) && matches!(n / tenth, 12 | 14 | 17 | 25)
 }
 
 /// The first schedule point after `n`, so that a counter that grows by one can be checked

@@ -55,10 +55,15 @@ impl Backend {
             Record::Csv {
                 results_dir,
                 overwrite,
-            } => Box::new(
-                CsvLogger::create(id, &results_dir, overwrite)
-                    .map_err(|err| errors::log_error(py, &err))?,
-            ),
+            } => {
+                let lock = bsuite_logging::record::claim_for_recording(&results_dir)
+                    .map_err(|err| errors::record_error(py, &err))?;
+                Box::new(
+                    CsvLogger::create(id, &results_dir, overwrite)
+                        .map_err(|err| errors::log_error(py, &err))?
+                        .holding(lock),
+                )
+            }
             Record::Terminal => Box::new(TerminalLogger::stderr()),
         };
         Ok(Backend::Logged(Logging::new(env, logger)))
@@ -109,9 +114,12 @@ pub fn action(value: &Bound<'_, PyAny>, env: &dyn Environment) -> PyResult<usize
         return Ok(action);
     }
     let max = env.action_spec().num_actions - 1;
-    let what = match value.extract::<i64>() {
-        Ok(_) => "is out of range",
-        Err(_) => "is not an integer",
+    // An integer past i64 (2**70) is still an integer: `__index__` says so for any kind
+    // (and refuses arrays of more than one value).
+    let integral = value.extract::<i64>().is_ok() || value.call_method0("__index__").is_ok();
+    let what = match integral {
+        true => "is out of range",
+        false => "is not an integer",
     };
     let shown = value
         .repr()

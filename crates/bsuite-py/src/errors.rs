@@ -7,11 +7,14 @@
 use std::io;
 
 use bsuite_envs::{ActionError, IdError, LoadError};
+use bsuite_logging::dir_lock::LockError;
+use bsuite_logging::manifest::ClaimError;
+use bsuite_logging::record::RecordError;
 use bsuite_logging::results::ReadError;
 use bsuite_logging::LogError;
 use pyo3::exceptions::{
-    PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyNotADirectoryError, PyOSError,
-    PyPermissionError, PyRuntimeError, PyValueError,
+    PyBlockingIOError, PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError,
+    PyNotADirectoryError, PyOSError, PyPermissionError, PyRuntimeError, PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyType;
@@ -50,14 +53,51 @@ pub fn log_error(py: Python<'_>, err: &LogError) -> PyErr {
                 .and_then(|m| m.getattr("ResultsFileExistsError"))
                 .and_then(|class| Ok(class.cast_into::<PyType>()?));
             match class {
-                Ok(class) => PyErr::from_type(
-                    class,
-                    (EEXIST, err.to_string(), path.to_string_lossy().into_owned()),
-                ),
+                Ok(class) => {
+                    // The logger's own message advises the command line's --overwrite.
+                    let message = format!(
+                        "results file {} already exists and is kept; pass overwrite=True to \
+                         replace it, or record into another directory",
+                        path.display()
+                    );
+                    PyErr::from_type(
+                        class,
+                        (EEXIST, message, path.to_string_lossy().into_owned()),
+                    )
+                }
                 Err(import_error) => import_error,
             }
         }
         LogError::Io { error, .. } | LogError::Stream(error) => os_error(error, err.to_string()),
+    }
+}
+
+/// A results directory that cannot be taken for recording: a run holds it or recorders
+/// could not start beside it (`BlockingIOError`, as for a lock already taken), a run's
+/// manifest claims it (`FileExistsError`), or the lock or the manifest failed (`OSError`).
+pub fn record_error(py: Python<'_>, err: &RecordError) -> PyErr {
+    let message = err.to_string();
+    match err {
+        RecordError::Load(err) => load_error(err),
+        RecordError::Log(err) => log_error(py, err),
+        RecordError::Claim(claim) => match claim {
+            // The lock's own message advises the command line's flags.
+            ClaimError::Lock {
+                error: LockError::Busy { dir, owner },
+            } => PyBlockingIOError::new_err(format!(
+                "results directory {} is in use by another run ({owner}); wait for it to \
+                 end, or record into another directory",
+                dir.display()
+            )),
+            ClaimError::Recording { .. } => PyBlockingIOError::new_err(message),
+            ClaimError::Lock {
+                error: LockError::Io { error, .. },
+            } => os_error(error, message),
+            ClaimError::RunsResults { .. }
+            | ClaimError::OtherRun { .. }
+            | ClaimError::Unclaimed { .. } => PyFileExistsError::new_err(message),
+            ClaimError::Unreadable { .. } | ClaimError::Write { .. } => PyOSError::new_err(message),
+        },
     }
 }
 
@@ -105,7 +145,9 @@ pub fn report_error(err: &bsuite_report::Error) -> PyErr {
     match err {
         Error::NoAgents | Error::DuplicateAgent(_) => PyValueError::new_err(err.to_string()),
         Error::OutputNotADirectory(_) => PyNotADirectoryError::new_err(err.to_string()),
-        Error::ForeignFiles { .. } => PyFileExistsError::new_err(err.to_string()),
+        Error::ForeignFiles { .. } | Error::OutputIsResults(_) => {
+            PyFileExistsError::new_err(err.to_string())
+        }
         Error::Io { error, .. } => os_error(error, err.to_string()),
         Error::Draw(_) | Error::Svg(_) | Error::Pdf(_) => PyRuntimeError::new_err(err.to_string()),
     }

@@ -124,6 +124,13 @@ impl Batch {
                 return Err(BatchLoadError::Duplicate(*id));
             }
         }
+        // One lock for the whole batch: it holds the directory as one recorder.
+        let lock = match &record_to {
+            Some((dir, _)) => Some(
+                bsuite_logging::record::claim_for_recording(dir).map_err(BatchLoadError::Claim)?,
+            ),
+            None => None,
+        };
         let mut slots = Vec::with_capacity(ids.len());
         let mut shape: Option<(BsuiteId, Vec<usize>)> = None;
         for (k, id) in ids.iter().enumerate() {
@@ -142,13 +149,14 @@ impl Batch {
                 Some(_) => {}
                 None => shape = Some((*id, env_shape)),
             }
-            let env = match &record_to {
-                Some((dir, overwrite)) => {
-                    let logger =
-                        CsvLogger::create(id, dir, *overwrite).map_err(BatchLoadError::Log)?;
+            let env = match (&record_to, &lock) {
+                (Some((dir, overwrite)), Some(lock)) => {
+                    let logger = CsvLogger::create(id, dir, *overwrite)
+                        .map_err(BatchLoadError::Log)?
+                        .holding(lock.clone());
                     SlotEnv::Logged(Box::new(Logging::new(env, logger)))
                 }
-                None => SlotEnv::Bare(env),
+                _ => SlotEnv::Bare(env),
             };
             slots.push(Slot {
                 env,
@@ -325,6 +333,9 @@ pub enum BatchLoadError {
     /// A CSV logger could not start.
     #[error(transparent)]
     Log(LogError),
+    /// The results directory could not be taken for recording.
+    #[error(transparent)]
+    Claim(bsuite_logging::record::RecordError),
 }
 
 /// Python's view of a [`BatchError`].
@@ -367,7 +378,18 @@ fn read_actions(actions: &Bound<'_, PyAny>, out: &mut Vec<i64>) -> PyResult<()> 
             "actions must be a 1-D array, one per environment; got {ndim} dimensions"
         )));
     }
-    // Unsigned values past i64::MAX would wrap: they are out of range for any id anyway.
+    // Unsigned values past i64::MAX would wrap into negative ones: refuse them as they are.
+    if kind == "u" {
+        let too_large = array.call_method1("__gt__", (i64::MAX,))?;
+        let indices = numpy.call_method1("flatnonzero", (too_large,))?;
+        if indices.len()? > 0 {
+            let index = indices.get_item(0)?;
+            let value = array.get_item(&index)?;
+            return Err(PyValueError::new_err(format!(
+                "actions[{index}] = {value} is out of range: no bsuite id has that many actions"
+            )));
+        }
+    }
     let array = array.call_method1("astype", (numpy.getattr("int64")?,))?;
     // `astype` copies into a new C-ordered array, so this copy cannot fail.
     if copy_actions(&array.cast_into::<PyArray1<i64>>()?, out) {
@@ -504,6 +526,7 @@ impl VecEnv {
         let batch = Batch::new(ids, env_seeds, record_to).map_err(|err| match err {
             BatchLoadError::Load(err) => errors::load_error(&err),
             BatchLoadError::Log(err) => errors::log_error(py, &err),
+            BatchLoadError::Claim(err) => errors::record_error(py, &err),
             other => PyValueError::new_err(other.to_string()),
         })?;
         let n = batch.ids().len();

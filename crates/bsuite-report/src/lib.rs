@@ -39,6 +39,13 @@ pub enum Error {
     /// Two agents share a name, so figures and tables could not tell them apart.
     #[error("two results directories have the agent name '{0}'; name them apart with DIR=NAME")]
     DuplicateAgent(String),
+    /// The output path is a results directory (it has a run's manifest or lock): a report
+    /// there would mix its files into the results, even with `overwrite`.
+    #[error(
+        "the output path {} is a results directory; write the report to another --out",
+        .0.display()
+    )]
+    OutputIsResults(PathBuf),
     /// The output path exists and is not a directory.
     #[error("the output path {} exists and is not a directory", .0.display())]
     OutputNotADirectory(PathBuf),

@@ -264,6 +264,13 @@ impl Output {
         if dir.exists() && !dir.is_dir() {
             return Err(Error::OutputNotADirectory(dir.to_path_buf()));
         }
+        let results_files = [
+            bsuite_logging::manifest::MANIFEST_FILE,
+            bsuite_logging::dir_lock::LOCK_FILE,
+        ];
+        if results_files.iter().any(|f| dir.join(f).exists()) {
+            return Err(Error::OutputIsResults(dir.to_path_buf()));
+        }
         let io = |operation, error| Error::Io {
             operation,
             path: dir.to_path_buf(),
@@ -279,10 +286,13 @@ impl Output {
             Err(_) => Vec::new(),
         };
         if previous.is_empty() && !overwrite {
-            // A directory no report wrote: only an empty one is taken.
+            // A directory no report wrote: only an empty one is taken (empty directories in
+            // it, such as an interrupted report's images/, hold nothing to lose).
             let mut foreign: Vec<PathBuf> = fs::read_dir(dir)
                 .map_err(|e| io("listing", e))?
-                .filter_map(|e| e.ok().map(|e| PathBuf::from(e.file_name())))
+                .filter_map(|e| e.ok())
+                .filter(|e| !fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_none()))
+                .map(|e| PathBuf::from(e.file_name()))
                 .collect();
             if !foreign.is_empty() {
                 foreign.sort();

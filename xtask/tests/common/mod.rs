@@ -3,13 +3,29 @@
 // Each test file uses a part of this module.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// `cargo xtask` as built for the tests: never re-executed as an optimised build, no stdin.
 pub fn xtask() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_xtask"));
     command.env("XTASK_NO_REEXEC", "1").stdin(Stdio::null());
+    command
+}
+
+/// `cargo xtask bench-all random --plain --no-score --jobs 1 --results DIR EXTRA...`: the
+/// quickest real sweep, one id at a time.
+pub fn bench_all_random(dir: &Path, extra: &[&str]) -> Command {
+    let mut command = xtask();
+    let args = [
+        "bench-all",
+        "random",
+        "--plain",
+        "--no-score",
+        "--jobs",
+        "1",
+    ];
+    command.args(args).arg("--results").arg(dir).args(extra);
     command
 }
 

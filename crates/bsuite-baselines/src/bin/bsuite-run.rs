@@ -28,7 +28,7 @@ fn main() -> ExitCode {
     match run(Cli::parse().args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("error: {message}");
+            bsuite_baselines::errln!("error: {message}");
             ExitCode::FAILURE
         }
     }

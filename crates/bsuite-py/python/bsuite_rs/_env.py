@@ -112,7 +112,15 @@ def load_and_record_to_csv(bsuite_id: str, results_dir: PathLike,
   `OSError` and a `ValueError`) unless `overwrite`. Rows are written at bsuite's
   logarithmic schedule of episodes; `flush()` or `close()` waits for the file after a
   shorter run (and the interpreter's exit flushes every logging environment).
+
+  The environment holds the directory as a recorder until it is gone: a directory that a
+  run (`cargo xtask bench-all`) holds raises `BlockingIOError`, and one whose
+  `bsuite_run.json` says a run wrote it raises `FileExistsError`, so that no run's
+  results get a file it did not write.
   """
+  if results_dir is None:
+    # bsuite raises here too; recording nowhere would lose the run silently.
+    raise TypeError('load_and_record_to_csv needs a results_dir (a path), not None')
   return Environment(bsuite_id, results_dir=results_dir, overwrite=overwrite)
 
 

@@ -125,3 +125,24 @@ def test_closed_environments_refuse_to_step():
     env.reset()
   with pytest.raises(ValueError, match='is closed'):
     env.reset()
+
+
+def test_messages_say_what_was_wrong_in_python_terms(tmp_path):
+  env = bsuite_rs.load_from_id('bandit/0')
+  env.reset()
+  # An integer too large for any id is out of range, not "not an integer".
+  with pytest.raises(ValueError, match=r'action 1180591620717411303424 is out of range'):
+    env.step(2**70)
+  vec = bsuite_rs.VecEnv(['bandit/0'])
+  vec.reset()
+  with pytest.raises(ValueError, match=r'actions\[0\] = 9223372036854775809 is out of range'):
+    vec.step(np.array([2**63 + 1], np.uint64))
+  bsuite_rs.load_and_record_to_csv('bandit/0', str(tmp_path)).step(0)
+  env = bsuite_rs.load_and_record_to_csv('bandit/0', str(tmp_path / 'again'))
+  env.reset()
+  env.step(0)
+  env.flush()
+  del env
+  with pytest.raises(bsuite_rs.ResultsFileExistsError) as error:
+    bsuite_rs.load_and_record_to_csv('bandit/0', str(tmp_path / 'again'))
+  assert 'overwrite=True' in str(error.value) and '--overwrite' not in str(error.value)

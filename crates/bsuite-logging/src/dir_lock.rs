@@ -1,10 +1,16 @@
-//! One writer per results directory. A run holds an advisory lock (`flock`) on
+//! One writer per results directory. A writer holds an advisory lock (`flock`) on
 //! `DIR/.bsuite-lock` while it writes: exclusive for a whole run, shared for a shard, which
-//! also holds `DIR/.bsuite-lock-shard-I-of-N` exclusively. So shards of one split share a
-//! directory, while a second run of the same ids (or of a shard already running) is turned
+//! also holds `DIR/.bsuite-lock-shard-I-of-N` exclusively, and shared for a recorder (one
+//! environment recording its CSV, as Python's `load_and_record*` do), which also holds
+//! `DIR/.bsuite-lock-recorders` shared. So shards of one split share a directory, and so do
+//! recorders, while a second run of the same ids (or of a shard already running) is turned
 //! away at once, told who holds the directory. The kernel drops the lock when its process
 //! ends in any way (even `kill -9`), so a lock is never stale; the files stay behind,
 //! holding the last owner's description, and are reused by the next run.
+//!
+//! Writers that share a directory decide its provenance (the manifest) one at a time,
+//! under [`Provenance`]: the check of the manifest and its writing are one step, so two
+//! shards of different runs that start together cannot both pass the check.
 //!
 //! Python bsuite's readers look only at `bsuite_id_-_*.csv` files and ignore these.
 
@@ -14,10 +20,31 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::shard::Shard;
-
 /// The name of the directory's lock file.
 pub const LOCK_FILE: &str = ".bsuite-lock";
+
+/// Held (briefly, exclusively, waited for) while a writer checks and writes the manifest.
+const PROVENANCE_FILE: &str = ".bsuite-lock-manifest";
+
+/// Held shared by every recorder for as long as it records.
+const RECORDERS_FILE: &str = ".bsuite-lock-recorders";
+
+/// Who takes a results directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// A whole run: nobody else writes while it holds the directory.
+    Run,
+    /// Shard `index` of `count` of one split, beside the split's other shards.
+    Shard {
+        /// This shard, `0..count`.
+        index: usize,
+        /// Number of shards.
+        count: usize,
+    },
+    /// One environment recording its own CSV file, beside other recorders (Python's
+    /// `load_and_record*`).
+    Recorder,
+}
 
 /// Held while a run writes into a results directory; dropping it releases the directory.
 #[derive(Debug)]
@@ -30,13 +57,16 @@ pub struct DirLock {
 pub enum LockError {
     /// Another run holds it.
     Busy {
+        /// The results directory.
         dir: PathBuf,
         /// Who holds it, as its lock file says (empty when it could not be read).
         owner: String,
     },
     /// The lock file could not be opened or locked.
     Io {
+        /// The lock file.
         path: PathBuf,
+        /// The OS error.
         error: std::io::Error,
     },
 }
@@ -66,38 +96,96 @@ impl fmt::Display for LockError {
 
 impl std::error::Error for LockError {}
 
-/// Takes `dir` for a run (of one shard when `shard` is set), or says who has it.
+/// Takes `dir` for `holder`, or says who has it.
 ///
 /// ```
-/// use bsuite_baselines::dir_lock;
+/// use bsuite_logging::dir_lock::{self, Holder};
 ///
 /// let dir = std::env::temp_dir().join(format!("dir-lock-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
-/// let held = dir_lock::lock(&dir, None).unwrap();
-/// assert!(dir_lock::lock(&dir, None).is_err());
+/// let held = dir_lock::lock(&dir, Holder::Run).unwrap();
+/// assert!(dir_lock::lock(&dir, Holder::Run).is_err());
 /// drop(held);
-/// assert!(dir_lock::lock(&dir, None).is_ok());
+/// assert!(dir_lock::lock(&dir, Holder::Run).is_ok());
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
-pub fn lock(dir: &Path, shard: Option<Shard>) -> Result<DirLock, LockError> {
+pub fn lock(dir: &Path, holder: Holder) -> Result<DirLock, LockError> {
     let whole = dir.join(LOCK_FILE);
     let mut files = Vec::new();
-    match shard {
-        None => {
+    match holder {
+        Holder::Run => {
             let file = take(dir, &whole, false)?;
-            files.push(describe(file, &whole, None)?);
+            files.push(describe(file, &whole, holder)?);
         }
-        Some(shard) => {
+        Holder::Shard { index, count } => {
             files.push(take(dir, &whole, true)?);
-            let own = dir.join(format!(
-                "{LOCK_FILE}-shard-{}-of-{}",
-                shard.index, shard.count
-            ));
+            let own = dir.join(format!("{LOCK_FILE}-shard-{index}-of-{count}"));
             let file = take(dir, &own, false)?;
-            files.push(describe(file, &own, Some(shard))?);
+            files.push(describe(file, &own, holder)?);
         }
+        Holder::Recorder => files.push(take(dir, &whole, true)?),
     }
     Ok(DirLock { _files: files })
+}
+
+/// The right to decide a directory's provenance: while it is held, no other writer of the
+/// directory reads or writes its manifest, or starts or stops recording. Held for a moment
+/// by each writer as it starts (and as a run marks its progress), so it is waited for.
+#[derive(Debug)]
+pub struct Provenance {
+    dir: PathBuf,
+    _file: File,
+}
+
+impl Provenance {
+    /// Waits for and takes `dir`'s provenance.
+    pub fn take(dir: &Path) -> Result<Self, LockError> {
+        let path = dir.join(PROVENANCE_FILE);
+        let io = |error| LockError::Io {
+            path: path.clone(),
+            error,
+        };
+        let file = open_lock_file(&path).map_err(io)?;
+        file.lock().map_err(io)?;
+        Ok(Provenance {
+            dir: dir.to_path_buf(),
+            _file: file,
+        })
+    }
+
+    /// Whether a recorder ([`Holder::Recorder`]) is writing into the directory now.
+    pub fn recorders_active(&self) -> Result<bool, LockError> {
+        let path = self.dir.join(RECORDERS_FILE);
+        let io = |error| LockError::Io {
+            path: path.clone(),
+            error,
+        };
+        let file = open_lock_file(&path).map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => Ok(false),
+            Err(TryLockError::WouldBlock) => Ok(true),
+            Err(TryLockError::Error(error)) => Err(io(error)),
+        }
+    }
+
+    /// Marks `lock` (a recorder's) as recording until it is dropped, so that runs that
+    /// check [`Provenance::recorders_active`] see it.
+    pub fn start_recording(&self, lock: &mut DirLock) -> Result<(), LockError> {
+        let path = self.dir.join(RECORDERS_FILE);
+        lock._files.push(take(&self.dir, &path, true)?);
+        Ok(())
+    }
+}
+
+/// Opens (creating) a lock file.
+fn open_lock_file(path: &Path) -> std::io::Result<File> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    Ok(file)
 }
 
 fn take(dir: &Path, path: &Path, shared: bool) -> Result<File, LockError> {
@@ -105,13 +193,7 @@ fn take(dir: &Path, path: &Path, shared: bool) -> Result<File, LockError> {
         path: path.to_path_buf(),
         error,
     };
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map_err(io)?;
+    let file = open_lock_file(path).map_err(io)?;
     let taken = if shared {
         file.try_lock_shared()
     } else {
@@ -128,16 +210,16 @@ fn take(dir: &Path, path: &Path, shared: bool) -> Result<File, LockError> {
 }
 
 /// Writes who holds the lock into its file.
-fn describe(mut file: File, path: &Path, shard: Option<Shard>) -> Result<File, LockError> {
+fn describe(mut file: File, path: &Path, holder: Holder) -> Result<File, LockError> {
     let since = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .or_else(|_| std::env::var("HOSTNAME"))
         .unwrap_or_else(|_| "an unknown host".into());
-    let what = match shard {
-        Some(s) => format!("shard {}/{}", s.index, s.count),
-        None => "a run".into(),
+    let what = match holder {
+        Holder::Shard { index, count } => format!("shard {index}/{count}"),
+        Holder::Run | Holder::Recorder => "a run".into(),
     };
     let text = format!(
         "{what}: pid {} on {} since {since} (Unix seconds)\n",
@@ -180,6 +262,12 @@ fn owners(dir: &Path) -> String {
             }
         }
     }
+    // Recorders hold their lock shared, so they cannot describe themselves in it.
+    let recording = File::open(dir.join(RECORDERS_FILE))
+        .is_ok_and(|f| matches!(f.try_lock(), Err(TryLockError::WouldBlock)));
+    if recording {
+        found.push("being recorded into by load_and_record* or VecEnv(record_to=...)".into());
+    }
     found.join("; ")
 }
 
@@ -197,20 +285,30 @@ mod tests {
     #[test]
     fn shards_share_a_directory_a_whole_run_does_not() {
         let dir = scratch("shards");
-        let shard = |i| Some(Shard { index: i, count: 2 });
+        let shard = |index| Holder::Shard { index, count: 2 };
         let first = lock(&dir, shard(0)).unwrap();
         let second = lock(&dir, shard(1)).unwrap();
         let again = lock(&dir, shard(0)).unwrap_err().to_string();
         assert!(again.contains("shard 0/2: pid"), "{again}");
         assert!(again.contains(&dir.display().to_string()), "{again}");
         assert!(
-            lock(&dir, None).is_err(),
+            lock(&dir, Holder::Run).is_err(),
             "a whole run waits for the shards"
         );
         drop((first, second));
-        let whole = lock(&dir, None).unwrap();
+        let whole = lock(&dir, Holder::Run).unwrap();
         assert!(lock(&dir, shard(1)).is_err(), "shards wait for a whole run");
+        assert!(lock(&dir, Holder::Recorder).is_err(), "so do recorders");
         drop(whole);
+        let mut recorder = lock(&dir, Holder::Recorder).unwrap();
+        let provenance = Provenance::take(&dir).unwrap();
+        assert!(!provenance.recorders_active().unwrap());
+        provenance.start_recording(&mut recorder).unwrap();
+        assert!(provenance.recorders_active().unwrap());
+        let busy = lock(&dir, Holder::Run).unwrap_err().to_string();
+        assert!(busy.contains("being recorded into"), "{busy}");
+        drop(recorder);
+        assert!(!provenance.recorders_active().unwrap());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
