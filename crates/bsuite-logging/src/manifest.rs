@@ -50,6 +50,10 @@ pub struct RunManifest {
     /// The git revision of the build that wrote it last, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_revision: Option<String>,
+    /// The revisions of the other builds that wrote it before, oldest first: a run resumed
+    /// by a newer build keeps the record of the older ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier_revisions: Vec<String>,
     /// Results files that are still another run's, while this run replaces them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overwriting: Option<Overwriting>,
@@ -68,7 +72,7 @@ pub struct Overwriting {
 
 /// The fields this version knows: a manifest with others was written by a newer one, and
 /// rewriting it would drop them.
-const KNOWN_FIELDS: [&str; 8] = [
+const KNOWN_FIELDS: [&str; 9] = [
     "agent",
     "description",
     "seed",
@@ -76,6 +80,7 @@ const KNOWN_FIELDS: [&str; 8] = [
     "num_episodes",
     "bsuite_rs",
     "git_revision",
+    "earlier_revisions",
     "overwriting",
 ];
 
@@ -222,11 +227,19 @@ pub fn claim(
         replacing,
         files: existing.clone(),
     };
+    let mut earlier_revisions = Vec::new();
     let overwriting = match RunManifest::read(dir) {
         Ok(Some(theirs)) => {
             let differences = ours.differences(&theirs);
             match (differences.is_empty(), overwrite) {
                 (true, _) => {
+                    earlier_revisions = theirs.earlier_revisions.clone();
+                    let last = theirs.git_revision.iter();
+                    for revision in last.filter(|r| ours.git_revision.as_ref() != Some(*r)) {
+                        if !earlier_revisions.contains(revision) {
+                            earlier_revisions.push(revision.clone());
+                        }
+                    }
                     let replacing = theirs.run();
                     let mut pending = theirs.overwriting.unwrap_or(Overwriting {
                         replacing,
@@ -265,6 +278,7 @@ pub fn claim(
     let rerun = overwriting.files.intersection(selected).cloned().collect();
     let manifest = RunManifest {
         overwriting: Some(overwriting).filter(|o| !o.files.is_empty()),
+        earlier_revisions,
         ..ours.clone()
     };
     manifest
@@ -341,6 +355,7 @@ impl RunManifest {
             num_episodes,
             bsuite_rs: env!("CARGO_PKG_VERSION").to_string(),
             git_revision: None,
+            earlier_revisions: Vec::new(),
             overwriting: None,
         }
     }
@@ -533,5 +548,41 @@ mod tests {
             ("lr2", "1"),
         ]);
         assert_eq!(adam.differences(&newer), ["no lr2, not 1"]);
+    }
+
+    /// A run resumed by other builds records each of them once, oldest first, and the
+    /// last in `git_revision`; another run starts its own record.
+    #[test]
+    fn a_resumed_run_keeps_the_builds_that_wrote_it() {
+        let dir = std::env::temp_dir().join(format!("manifest-builds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let by = |revision: &str, seed: u32| RunManifest {
+            git_revision: Some(revision.to_string()),
+            ..RunManifest::new("boot_dqn", "ensemble", seed, None)
+        };
+        let selected = BTreeSet::new();
+        let recorded = |dir: &Path| {
+            let manifest = RunManifest::read(dir).unwrap().unwrap();
+            (manifest.git_revision.unwrap(), manifest.earlier_revisions)
+        };
+        for (revision, last, earlier) in [
+            ("aaa", "aaa", vec![]),
+            ("aaa", "aaa", vec![]),
+            ("bbb", "bbb", vec!["aaa"]),
+            ("aaa", "aaa", vec!["aaa", "bbb"]),
+            ("ccc", "ccc", vec!["aaa", "bbb"]),
+        ] {
+            claim(&dir, &by(revision, 42), false, &selected).unwrap();
+            let earlier: Vec<String> = earlier.iter().map(|r| r.to_string()).collect();
+            assert_eq!(
+                recorded(&dir),
+                (last.to_string(), earlier),
+                "after {revision}"
+            );
+        }
+        claim(&dir, &by("ddd", 7), true, &selected).unwrap();
+        assert_eq!(recorded(&dir), ("ddd".to_string(), vec![]), "another run");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
