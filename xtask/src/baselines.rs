@@ -97,9 +97,11 @@ pub fn unpack_all() -> Result<Vec<(String, PathBuf, RunManifest)>> {
 /// Options of `cargo xtask pack-baseline`.
 #[derive(Args, Debug)]
 pub struct PackArgs {
-    /// A results directory holding a complete default-configuration sweep.
+    /// A results directory holding a complete sweep.
     pub dir: PathBuf,
-    /// The baseline's name (default: the agent in the directory's manifest).
+    /// The baseline's name (default: the agent in the directory's manifest). A sweep of
+    /// another configuration than the agent's default needs a name of its own, e.g.
+    /// `dqn_sgd`: a baseline named after its agent is that agent's default.
     #[arg(long)]
     pub name: Option<String>,
     /// Where the archive and its scores go (default: the repository's `baselines/`).
@@ -111,7 +113,8 @@ pub struct PackArgs {
 }
 
 /// Runs `cargo xtask pack-baseline`: checks that `dir` is a complete sweep written by a
-/// known agent in its default configuration, then writes the archive and the scores.
+/// known agent (in its default configuration unless named otherwise), then writes the
+/// archive and the scores.
 pub fn pack(args: &PackArgs) -> Result<()> {
     let mut agent = AgentResults::load("baseline", &args.dir)?;
     let Some(manifest) = &agent.manifest else {
@@ -126,20 +129,30 @@ pub fn pack(args: &PackArgs) -> Result<()> {
             args.dir.display()
         );
     }
+    if let Some(overwriting) = &manifest.overwriting {
+        bail!(
+            "{} still holds {} file(s) of the run it is replacing ({}): finish that run first",
+            args.dir.display(),
+            overwriting.files.len(),
+            overwriting.replacing
+        );
+    }
+    let name = args.name.clone().unwrap_or_else(|| manifest.agent.clone());
     if let Ok(defaults) = bsuite_baselines::config::AgentConfig::defaults(&manifest.agent) {
         for (key, value) in defaults.entries().filter(|(key, _)| *key != "seed") {
             match manifest.config.get(key) {
-                Some(recorded) if *recorded != value.to_string() => {
+                Some(recorded) if *recorded != value.to_string() && name == manifest.agent => {
                     bail!(
-                        "{} ran {key}={recorded}, not the default",
-                        args.dir.display()
+                        "{} ran {key}={recorded}, not {}'s default: ship it under a name of \
+                         its own with --name (a baseline named after its agent is its default)",
+                        args.dir.display(),
+                        manifest.agent
                     )
                 }
                 _ => {}
             }
         }
     }
-    let name = args.name.clone().unwrap_or_else(|| manifest.agent.clone());
     agent.name = name.clone();
     let summary = summarize(&agent);
     let sweep = bsuite_envs::sweep().count();

@@ -1,6 +1,7 @@
 //! The shipped baselines from the user's side: `report --baselines` puts them beside the
 //! user's results without running anything, an unknown name lists what ships, and
-//! `pack-baseline` refuses what is not a complete default sweep.
+//! `pack-baseline` refuses what is not a complete sweep, or a configuration other than the
+//! default under the agent's own name.
 
 mod common;
 
@@ -105,6 +106,56 @@ fn a_packed_baseline_is_not_replaced_without_overwrite() {
     assert!(!again.status.success());
     let replaced = xtask(&["pack-baseline", sweep, "--out", out_dir, "--overwrite"]);
     assert!(replaced.status.success(), "{}", stderr(&replaced));
+    for dir in [dir, out] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
+
+/// A complete sweep of another configuration ships under a name of its own, never under
+/// its agent's, which stands for the default.
+#[test]
+fn another_configuration_ships_under_its_own_name() {
+    let dir = scratch("baselines-named");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../baselines");
+    let unpacked = std::process::Command::new("tar")
+        .arg("xzf")
+        .arg(shipped.join("dqn.tar.gz"))
+        .arg("-C")
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(unpacked.success());
+    // The shipped sweep's manifest, as a run with SGD would have written it.
+    let manifest = dir.join("bsuite_run.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    json["config"] = serde_json::json!({"optimizer": "sgd", "learning_rate": "0.01"});
+    std::fs::write(&manifest, json.to_string()).unwrap();
+    let sweep = dir.to_str().unwrap();
+    let out = scratch("baselines-named-out");
+    let out_dir = out.to_str().unwrap();
+
+    let refused = xtask(&["pack-baseline", sweep, "--out", out_dir]);
+    assert!(!refused.status.success());
+    let err = stderr(&refused);
+    assert!(
+        err.contains("not dqn's default") && err.contains("--name"),
+        "{err}"
+    );
+    assert!(!out.join("dqn.tar.gz").exists());
+
+    let packed = xtask(&[
+        "pack-baseline",
+        sweep,
+        "--out",
+        out_dir,
+        "--name",
+        "dqn_sgd",
+    ]);
+    assert!(packed.status.success(), "{}", stderr(&packed));
+    let scores = std::fs::read_to_string(out.join("dqn_sgd.scores.json")).unwrap();
+    assert!(scores.contains("\"tags\""), "{scores}");
     for dir in [dir, out] {
         std::fs::remove_dir_all(dir).unwrap();
     }
