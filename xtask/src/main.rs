@@ -11,6 +11,7 @@ mod bench_python;
 mod bench_score;
 mod ids;
 mod libtorch;
+mod py_torch;
 mod report;
 mod results_dirs;
 mod score;

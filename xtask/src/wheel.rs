@@ -189,7 +189,8 @@ pub fn test_requirements() -> Result<Vec<String>> {
 
 /// Builds the wheel, installs it into a venv with numpy alone (checking that pip needs
 /// nothing else) and runs `smoke_numpy_only.py` there, then into the test venv (numpy,
-/// dm_env, gymnasium, pytest; `tests/python/requirements.txt`) and runs the pytest suite.
+/// dm_env, gymnasium, pytest; `tests/python/requirements.txt`; SB3 on the CPU torch,
+/// [`crate::py_torch`]) and runs the pytest suite.
 /// The suite gets this xtask binary to run `bench-all` for its CSV comparison.
 pub fn test() -> Result<()> {
     let wheel = build(&default_out_dir())?;
@@ -214,6 +215,7 @@ pub fn test() -> Result<()> {
 
     let full = venv("py-test-venv", &requirements)?;
     install(&full, &wheel, false)?;
+    crate::py_torch::provision(&full)?;
     // This binary's path, not the running file: `cargo test --workspace` may have relinked
     // it since (same sources), and Linux then names the running one "xtask (deleted)".
     let xtask =
