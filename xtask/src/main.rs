@@ -19,6 +19,7 @@ mod study;
 mod test;
 mod trace;
 mod wheel;
+mod wheel_check;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -19,15 +19,7 @@ use crate::wheel;
 
 /// The pinned SB3 requirements, installed without their dependencies.
 pub fn sb3_requirements() -> Result<Vec<String>> {
-    let path = wheel::crate_dir().join("tests/python/requirements-sb3.txt");
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(text
-        .lines()
-        .map(|line| line.split('#').next().unwrap_or("").trim())
-        .filter(|line| !line.is_empty())
-        .map(String::from)
-        .collect())
+    wheel::read_requirements("requirements-sb3.txt")
 }
 
 /// The venv's `site-packages` directory.
