@@ -6,7 +6,9 @@
   observation, reward, terminated, truncated, info = env.step(1)
 
 Importing this module registers every bsuite_id with gymnasium as `bsuite/<experiment>-<index>`
-(the results file's spelling of the id), with `VectorEnv` (bsuite_rs.gym_vector) as its
+(the results file's spelling of the id), and Shimmy's `bsuite/<experiment>-v0` ids (which
+take the setting's keyword arguments: `gymnasium.make('bsuite/deep_sea-v0', size=10,
+mapping_seed=42)`), with `VectorEnv` (bsuite_rs.gym_vector) as its
 `vector_entry_point`: `gymnasium.make_vec('bsuite/catch-0', num_envs=16)` steps the 16
 environments in Rust in one call. Observations are float32 arrays in
 `observation_space` (a Box, bounded by 0 and 1 for catch), actions integers of
@@ -32,6 +34,8 @@ from bsuite_rs import _render
 from bsuite_rs import sweep
 from bsuite_rs import gym_vector
 from bsuite_rs.gym_vector import VectorEnv
+
+__all__ = ['BsuiteEnv', 'NAMESPACE', 'VectorEnv', 'gym_id', 'make', 'shimmy_env']
 
 NAMESPACE = 'bsuite'
 
@@ -114,7 +118,20 @@ def make(bsuite_id: str, **kwargs) -> gymnasium.Env:
   return gymnasium.make(gym_id(bsuite_id), **kwargs)
 
 
+def shimmy_env(experiment: str, render_mode: Optional[str] = None,
+               **kwargs: Any) -> BsuiteEnv:
+  """The environment of Shimmy's `bsuite/<experiment>-v0` ids: `bsuite.load(experiment,
+  kwargs)` as a gymnasium environment. `kwargs` must be one of the sweep's settings (or
+  empty where the experiment's loader has defaults, e.g. catch); see `bsuite_rs.load`."""
+  bsuite_id, env_seed = _core._resolve_setting(experiment, kwargs)
+  return BsuiteEnv(bsuite_id, env_seed=env_seed, render_mode=render_mode)
+
+
 def _register():
+  # Shimmy's ids, so that code written against Shimmy switches by an import.
+  for experiment in dict.fromkeys(bsuite_id.split('/')[0] for bsuite_id in sweep.SWEEP):
+    gymnasium.register(id=f'{NAMESPACE}/{experiment}-v0', entry_point=shimmy_env,
+                       kwargs={'experiment': experiment})
   for bsuite_id in sweep.SWEEP:
     gymnasium.register(id=gym_id(bsuite_id), entry_point='bsuite_rs.gym:BsuiteEnv',
                        vector_entry_point='bsuite_rs.gym_vector:make_vector',
