@@ -442,6 +442,10 @@ fn copy_actions(array: &Bound<'_, PyArray1<i64>>, out: &mut Vec<i64>) -> bool {
 /// `load_and_record_to_csv` does (then every id may appear once); `overwrite` replaces
 /// existing files. `env_seeds` (one per id) seeds what bsuite leaves unseeded; by default
 /// each id's setting index. All ids need the same observation shape.
+///
+/// `pickle`, `copy.copy` and `copy.deepcopy` carry the full state, random generators
+/// included (a copy replays what the batch was given; see `snapshot.rs`); a recording
+/// batch refuses.
 #[pyclass(module = "bsuite_rs._core", name = "VecEnv", subclass, weakref, frozen)]
 pub struct VecEnv {
     ids: Vec<BsuiteId>,
@@ -497,6 +501,24 @@ impl VecState {
 impl VecEnv {
     fn lock(&self) -> PyResult<MutexGuard<'_, VecState>> {
         lock(&self.state, &"this VecEnv")
+    }
+
+    /// Runs one of the batch's resets and records it in the history as `byte`.
+    fn reset_with<'py>(
+        &self,
+        py: Python<'py>,
+        byte: u8,
+        reset: fn(&mut Batch, Outputs<'_>),
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let mut state = self.lock()?;
+        let result = state.run(py, |batch, _, out| {
+            reset(batch, out);
+            Ok(())
+        })?;
+        state
+            .history
+            .push(std::iter::repeat_n(byte, self.ids.len()));
+        Ok(result)
     }
 }
 
@@ -567,15 +589,7 @@ impl VecEnv {
     /// Restarts every environment: `(observation, reward, discount, step_type)` of their
     /// FIRST timesteps.
     fn reset<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let mut state = self.lock()?;
-        let result = state.run(py, |batch, _, out| {
-            batch.reset(out);
-            Ok(())
-        })?;
-        state
-            .history
-            .push(std::iter::repeat_n(snapshot::RESET, self.ids.len()));
-        Ok(result)
+        self.reset_with(py, snapshot::RESET, Batch::reset)
     }
 
     /// Starts a new episode in each environment whose episode has just ended (its latest
@@ -584,16 +598,7 @@ impl VecEnv {
     /// FIRST timesteps and the others' unchanged. For trainers that reset in the step that
     /// ends an episode (SB3); without it the next `step` does the same.
     fn reset_ended<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let mut state = self.lock()?;
-        let result = state.run(py, |batch, _, out| {
-            batch.reset_ended(out);
-            Ok(())
-        })?;
-        state.history.push(std::iter::repeat_n(
-            snapshot::RESET_IF_ENDED,
-            self.ids.len(),
-        ));
-        Ok(result)
+        self.reset_with(py, snapshot::RESET_IF_ENDED, Batch::reset_ended)
     }
 
     /// Steps every environment with its action (see the class docs).

@@ -40,6 +40,8 @@ def test_frames_of_unbounded_observations_and_ansi():
   assert board[-1].count('#') == 1 and board[0].count('#') == 1
 
 
+# Unbounded observations get an unbounded Box, as in bsuite's own gym wrapper.
+@pytest.mark.filterwarnings('ignore:.*Box observation space m.* is .*infinity')
 def test_checkers_and_frame_collection():
   check_env(bsuite_rs.gym.BsuiteEnv('catch/0', render_mode='rgb_array'))
   check_env(bsuite_rs.gym.BsuiteEnv('deep_sea/0', render_mode='ansi'))
