@@ -10,6 +10,9 @@ from typing import Optional
 import numpy as np
 
 RENDER_MODES = ('rgb_array', 'ansi')
+# Frames per second of videos (RecordVideo reads `metadata['render_fps']`): slow enough to
+# follow catch's ball, one step per frame.
+RENDER_FPS = 4
 
 # Pixels per observation value: even, so that video encoders (which need even sizes) take
 # every frame, and large enough to see catch's 10x5 board.

@@ -51,7 +51,7 @@ def gym_id(bsuite_id: str) -> str:
 class BsuiteEnv(gymnasium.Env):
   """A bsuite environment with gymnasium's interface (see the module docs)."""
 
-  metadata = {'render_modes': list(_render.RENDER_MODES)}
+  metadata = {'render_modes': list(_render.RENDER_MODES), 'render_fps': _render.RENDER_FPS}
 
   def __init__(self, bsuite_id: str, *, env_seed: Optional[int] = None,
                results_dir=None, overwrite: bool = False, render_mode: Optional[str] = None):

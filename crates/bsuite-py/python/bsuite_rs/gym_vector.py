@@ -85,7 +85,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
   `ids` too, as `gymnasium.make_vec` passes the registered id that way.
   """
 
-  metadata = {'render_modes': list(_render.RENDER_MODES),
+  metadata = {'render_modes': list(_render.RENDER_MODES), 'render_fps': _render.RENDER_FPS,
               'autoreset_mode': AutoresetMode.NEXT_STEP}
 
   def __init__(self, ids: Union[str, Sequence[str], None] = None,

@@ -43,8 +43,10 @@ def test_frames_of_unbounded_observations_and_ansi():
 # Unbounded observations get an unbounded Box, as in bsuite's own gym wrapper.
 @pytest.mark.filterwarnings('ignore:.*Box observation space m.* is .*infinity')
 def test_checkers_and_frame_collection():
-  check_env(bsuite_rs.gym.BsuiteEnv('catch/0', render_mode='rgb_array'))
-  check_env(bsuite_rs.gym.BsuiteEnv('deep_sea/0', render_mode='ansi'))
+  # Through gymnasium.make, so that the checker also tries the other render mode.
+  check_env(gymnasium.make('bsuite/catch-0', render_mode='rgb_array').unwrapped)
+  check_env(gymnasium.make('bsuite/deep_sea-0', render_mode='ansi').unwrapped)
+  assert gymnasium.make('bsuite/catch-0').metadata['render_fps'] == 4
   # RecordVideo needs moviepy, which the test venv does not carry; RenderCollection
   # gathers the same frames that RecordVideo would encode.
   env = gymnasium.wrappers.RenderCollection(gymnasium.make('bsuite/catch-2',
