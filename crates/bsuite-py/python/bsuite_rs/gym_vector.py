@@ -168,12 +168,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     """Steps every environment with its action: `(observations, rewards, terminations,
     truncations, infos)`. An environment whose episode ended at the last step starts its
     next one instead (NEXT_STEP autoreset)."""
-    observations, rewards, discounts, step_types = self._batch.step(actions)
-    ended = step_types == 2
     # bsuite ends every episode with discount 0 (terminated); a nonzero one would be a
     # truncation, as bsuite_rs.gym.BsuiteEnv reports it.
-    terminations = ended & (discounts == 0.0)
-    truncations = ended & (discounts != 0.0)
+    observations, rewards, terminations, truncations = self._batch._gym_step(actions)
     self._observations = observations
     return observations, rewards, terminations, truncations, {}
 

@@ -60,14 +60,15 @@ class VecEnv(sb3_vec_env.VecEnv):
   def step_wait(self):
     """`(observations, rewards, dones, infos)` of the step, in SB3's form."""
     batch = self._envs._batch
-    observations, rewards, discounts, step_types = batch.step(self._actions)
-    dones = step_types == 2
+    observations, rewards, terminated, truncated = batch._gym_step(self._actions)
+    dones = terminated | truncated
     infos: List[dict] = [{} for _ in range(self.num_envs)]
     if dones.any():
-      for k in np.flatnonzero(dones):
+      cut = truncated.tolist()
+      for k in dones.nonzero()[0].tolist():
         # A view of this step's array, which is never written again while it is held.
         infos[k]['terminal_observation'] = observations[k]
-        infos[k]['TimeLimit.truncated'] = bool(discounts[k] != 0.0)
+        infos[k]['TimeLimit.truncated'] = cut[k]
       observations = batch.reset_ended()[0]
     self._envs._observations = observations
     return observations, rewards.astype(np.float32), dones, infos
