@@ -11,12 +11,16 @@
 Every step runs in Rust without the GIL (`bsuite_rs.VecEnv`), so a step of N environments
 costs one Python call, not N.
 
-Autoreset: gymnasium's NEXT_STEP mode (`metadata['autoreset_mode']`), which is what
-SyncVectorEnv does by default and what bsuite's environments do themselves: the step after
-an environment's episode ends ignores that environment's action and returns the first
+Autoreset: gymnasium's NEXT_STEP mode by default (`metadata['autoreset_mode']`), which is
+what SyncVectorEnv does by default and what bsuite's environments do themselves: the step
+after an environment's episode ends ignores that environment's action and returns the first
 observation of its next episode, with reward 0 and neither terminated nor truncated. So no
 `final_obs` or `final_info` is needed: the last observation of an episode is the one
 returned with `terminated=True`. Infos are empty dicts, as our single environments' are.
+`autoreset_mode=AutoresetMode.SAME_STEP` resets an ended environment in the step that ends
+it instead, returning its next episode's first observation and, as SyncVectorEnv does,
+`infos['final_obs']` and `infos['final_info']` (with their `_final_obs`/`_final_info`
+masks).
 
 Seeding follows SyncVectorEnv over `bsuite_rs.gym.BsuiteEnv`s: `reset(seed=s)` gives
 environment k the env seed `s + k` (or `seed[k]` for a list; a None in the list keeps that
@@ -78,7 +82,8 @@ def bounded(env: _env.Environment) -> bool:
 class VectorEnv(gymnasium.vector.VectorEnv):
   """Many bsuite environments as one `gymnasium.vector.VectorEnv` (see the module docs).
 
-  `VectorEnv(ids, num_envs=None, *, render_mode=None)`: `ids` is one bsuite_id (then
+  `VectorEnv(ids, num_envs=None, *, render_mode=None, autoreset_mode=NEXT_STEP)`: `ids`
+  is one bsuite_id (then
   `num_envs` copies of it, default 1) or a sequence of them (all with one observation shape
   and one number of actions, e.g. `sweep.CATCH`). `render_mode` is None, 'rgb_array' or
   'ansi'; `render()` returns one frame per environment. `bsuite_id` is accepted for
@@ -90,7 +95,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
   def __init__(self, ids: Union[str, Sequence[str], None] = None,
                num_envs: Optional[int] = None, *, bsuite_id: Optional[str] = None,
-               render_mode: Optional[str] = None):
+               render_mode: Optional[str] = None,
+               autoreset_mode: Union[AutoresetMode, str] = AutoresetMode.NEXT_STEP):
+    autoreset_mode = AutoresetMode(autoreset_mode)
+    if autoreset_mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+      raise ValueError(f'autoreset_mode {autoreset_mode} is not supported: use NEXT_STEP '
+                       'or SAME_STEP')
+    self.autoreset_mode = autoreset_mode
+    self.metadata = {**type(self).metadata, 'autoreset_mode': autoreset_mode}
     if (ids is None) == (bsuite_id is None):
       raise ValueError('give the bsuite_ids as `ids` (or one as `bsuite_id`), once')
     self._ids = _ids(ids if ids is not None else bsuite_id, num_envs)
@@ -166,13 +178,20 @@ class VectorEnv(gymnasium.vector.VectorEnv):
   def step(self, actions) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                    Dict[str, Any]]:
     """Steps every environment with its action: `(observations, rewards, terminations,
-    truncations, infos)`. An environment whose episode ended at the last step starts its
-    next one instead (NEXT_STEP autoreset)."""
+    truncations, infos)`. In NEXT_STEP mode an environment whose episode ended at the last
+    step starts its next one instead; in SAME_STEP mode it has started it already."""
     # bsuite ends every episode with discount 0 (terminated); a nonzero one would be a
     # truncation, as bsuite_rs.gym.BsuiteEnv reports it.
     observations, rewards, terminations, truncations = self._batch._gym_step(actions)
+    infos: Dict[str, Any] = {}
+    if self.autoreset_mode == AutoresetMode.SAME_STEP:
+      ended = terminations | truncations
+      if ended.any():
+        for k in ended.nonzero()[0].tolist():
+          infos = self._add_info(infos, {'final_obs': observations[k], 'final_info': {}}, k)
+        observations = self._batch.reset_ended()[0]
     self._observations = observations
-    return observations, rewards, terminations, truncations, {}
+    return observations, rewards, terminations, truncations, infos
 
   def render(self) -> Optional[Tuple[Any, ...]]:
     """One frame per environment of its latest observation (see `render_mode`), or None
@@ -192,10 +211,11 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
 
 def make_vector(num_envs: int = 1, *, bsuite_id: str, render_mode: Optional[str] = None,
+                autoreset_mode: Union[AutoresetMode, str] = AutoresetMode.NEXT_STEP,
                 **kwargs: Any) -> VectorEnv:
   """The `vector_entry_point` of every registered id: `gymnasium.make_vec(id, num_envs=N)`.
   `max_episode_steps` (which gymnasium passes when an id has one; ours have none) is
   refused, as are other arguments a VectorEnv does not take."""
   if kwargs:
     raise TypeError(f'bsuite_rs.gym.VectorEnv does not take {sorted(kwargs)}')
-  return VectorEnv(bsuite_id, num_envs, render_mode=render_mode)
+  return VectorEnv(bsuite_id, num_envs, render_mode=render_mode, autoreset_mode=autoreset_mode)

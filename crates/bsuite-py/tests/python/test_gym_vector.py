@@ -2,6 +2,7 @@
 gymnasium's own SyncVectorEnv over our single environments does."""
 import gymnasium
 from gymnasium import spaces
+from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode
 import numpy as np
 import pytest
@@ -29,7 +30,7 @@ def test_make_vec_picks_the_native_vector_env():
   assert isinstance(sync, gymnasium.vector.SyncVectorEnv)
 
 
-def _compare_with_sync(ours, theirs, seed, steps):
+def _compare_with_sync(ours, theirs, seed, steps, same_infos=False):
   """Steps both with the same random actions; returns the number of episode ends seen."""
   rng = np.random.RandomState(seed)
   observation, info = ours.reset(seed=seed)
@@ -45,7 +46,10 @@ def _compare_with_sync(ours, theirs, seed, steps):
       assert np.array_equal(a, b), f'step {t}: {name} {a} != {b}'
       assert a.shape == b.shape
     assert got[1].dtype == np.float64 and got[2].dtype == np.bool_
-    assert got[4] == {}
+    if same_infos:
+      assert data_equivalence(got[4], want[4], exact=True), (got[4], want[4])
+    else:
+      assert got[4] == {}
     ends += int(got[2].sum())
   return ends
 
@@ -63,6 +67,20 @@ def test_it_steps_like_gymnasiums_sync_vector_env(bsuite_id, num_envs):
   ends = _compare_with_sync(ours, theirs, seed=11, steps=300)
   assert ends > 0, 'no episode ended: the autoreset was not exercised'
   _compare_with_sync(ours, theirs, seed=12345, steps=100)
+
+
+@pytest.mark.parametrize('bsuite_id', ['catch/2', 'cartpole/0', 'deep_sea/1'])
+def test_same_step_autoreset_matches_sync_vector_env(bsuite_id):
+  """SAME_STEP: reset in the step that ends an episode, with final_obs and final_info."""
+  gym_id = bsuite_rs.gym.gym_id(bsuite_id)
+  ours = gymnasium.make_vec(gym_id, num_envs=3, autoreset_mode=AutoresetMode.SAME_STEP)
+  assert isinstance(ours, bsuite_rs.gym.VectorEnv)
+  assert ours.metadata['autoreset_mode'] == AutoresetMode.SAME_STEP
+  theirs = gymnasium.make_vec(gym_id, num_envs=3, vectorization_mode='sync',
+                              vector_kwargs={'autoreset_mode': AutoresetMode.SAME_STEP})
+  assert _compare_with_sync(ours, theirs, seed=4, steps=200, same_infos=True) > 0
+  with pytest.raises(ValueError, match='not supported'):
+    bsuite_rs.gym.VectorEnv(bsuite_id, autoreset_mode=AutoresetMode.DISABLED)
 
 
 def test_a_list_of_ids_steps_like_sync_vector_env_over_them():
