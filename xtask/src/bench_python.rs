@@ -1,5 +1,6 @@
 //! `cargo xtask bench python`: bsuite_rs from Python against bsuite 0.3.6, side by side in
-//! one interpreter (`crates/bsuite-py/bench/bench_python.py`).
+//! one interpreter (`crates/bsuite-py/bench/bench_python.py`), then the gymnasium and SB3
+//! adapters against those libraries' own vector environments (`bench_adapters.py`).
 //!
 //! The wheel is built and installed (`pip install --target`) into `.bsuite/py-bench-site`,
 //! which goes on the `PYTHONPATH` of the reference venv's interpreter, so both libraries
@@ -105,6 +106,7 @@ pub fn run(args: &BenchPythonArgs) -> Result<()> {
         script.display()
     );
     run_status(bench, "bench_python.py")?;
+    adapters(&wheel, args.json)?;
 
     let jax = args.jax_python.clone().or_else(|| {
         let default = wheel::venv_python(&workspace_root().join(".bsuite").join("jax-venv"));
@@ -131,4 +133,21 @@ pub fn run(args: &BenchPythonArgs) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// The trainers' vector APIs (`bench/bench_adapters.py`): `bsuite_rs.gym.VectorEnv` beside
+/// gymnasium's sync `make_vec`, and `bsuite_rs.sb3.VecEnv` beside SB3's `DummyVecEnv`, at 16
+/// and 256 environments, in the test venv (gymnasium and SB3 on the CPU torch).
+fn adapters(wheel: &std::path::Path, json: bool) -> Result<()> {
+    let python = wheel::venv("py-test-venv", &wheel::test_requirements()?)?;
+    wheel::install(&python, wheel, false)?;
+    crate::py_torch::provision(&python)?;
+    let script = wheel::crate_dir().join("bench").join("bench_adapters.py");
+    let mut bench = Command::new(&python);
+    bench.arg(&script).args(["--envs", "16", "256"]);
+    if json {
+        bench.arg("--json");
+    }
+    bsuite_baselines::errln!("xtask: the gymnasium and SB3 adapters against their own vector envs");
+    run_status(bench, "bench_adapters.py")
 }

@@ -11,6 +11,7 @@ mod bench_python;
 mod bench_score;
 mod ids;
 mod libtorch;
+mod py_torch;
 mod report;
 mod results_dirs;
 mod score;
@@ -18,6 +19,7 @@ mod study;
 mod test;
 mod trace;
 mod wheel;
+mod wheel_check;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -251,7 +251,7 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
                 Some(dir) => dir.to_path_buf(),
                 None => {
                     let changed = config.changed();
-                    eprintln!(
+                    bsuite_baselines::errln!(
                         "study: no shipped baseline ran variant {} ({} with {}); the report \
                          leaves it out (shipped: {})",
                         variant.name,

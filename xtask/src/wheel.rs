@@ -14,8 +14,30 @@ use clap::Args;
 
 use crate::libtorch::{run_status, workspace_root};
 
+/// The numpy 1.x that the smoke test also runs under.
+pub const NUMPY_1: &str = "numpy==1.26.4";
+
 /// The maturin that builds the wheel.
 pub const MATURIN: &str = "maturin==1.16.0";
+/// The zig (as a Python package, 100 MB) through which maturin links Linux wheels against
+/// glibc 2.17's symbols: manylinux2014, which installs on RHEL/Rocky 8 and 9, Ubuntu 20.04,
+/// Debian 11 and other cluster systems whose glibc is older than the build machine's.
+pub const ZIGLANG: &str = "ziglang==0.17.1";
+
+/// True when wheels are built for manylinux2014 through zig: on Linux, unless
+/// `BSUITE_WHEEL_NATIVE` is set (then the wheel needs the build machine's glibc or newer).
+pub fn manylinux2014() -> bool {
+    cfg!(target_os = "linux") && std::env::var_os("BSUITE_WHEEL_NATIVE").is_none()
+}
+
+/// The `.bsuite/py-tools` venv (maturin, and zig where [`manylinux2014`]); its interpreter.
+pub fn tools() -> Result<PathBuf> {
+    let mut requirements = vec![MATURIN.to_string()];
+    if manylinux2014() {
+        requirements.push(ZIGLANG.to_string());
+    }
+    venv("py-tools", &requirements)
+}
 
 /// Options of `cargo xtask wheel`.
 #[derive(Args, Debug)]
@@ -103,14 +125,19 @@ pub fn pip_install() -> [&'static str; 6] {
 /// Builds the wheel with maturin (release, stripped) into `out_dir`, replacing any earlier
 /// `bsuite_rs` wheel there, and returns its path.
 pub fn build(out_dir: &Path) -> Result<PathBuf> {
-    let tools = venv("py-tools", &[MATURIN.to_string()])?;
+    let tools = tools()?;
     std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     for old in wheels_in(out_dir)? {
         std::fs::remove_file(&old).with_context(|| format!("removing {}", old.display()))?;
     }
     bsuite_baselines::errln!(
-        "xtask: building the bsuite-rs wheel (maturin build --release; the first build \
-         compiles the crates optimised, a few minutes on two cores)"
+        "xtask: building the bsuite-rs wheel (maturin build --release{}; the first build \
+         compiles the crates optimised, a few minutes on two cores)",
+        if manylinux2014() {
+            " --zig --compatibility manylinux2014"
+        } else {
+            ""
+        }
     );
     let mut maturin = Command::new(&tools);
     maturin
@@ -121,6 +148,18 @@ pub fn build(out_dir: &Path) -> Result<PathBuf> {
         // abi3: any CPython >= 3.9 runs the wheel; this one only drives the build.
         .arg("--interpreter")
         .arg(&tools);
+    if manylinux2014() {
+        // maturin finds zig as `python -m ziglang` of the first python on PATH.
+        let bin = tools
+            .parent()
+            .context("the tools venv has no bin directory")?;
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut paths = vec![bin.to_path_buf()];
+        paths.extend(std::env::split_paths(&path));
+        maturin
+            .args(["--zig", "--compatibility", "manylinux2014"])
+            .env("PATH", std::env::join_paths(paths)?);
+    }
     run_status(maturin, "maturin build")?;
     match wheels_in(out_dir)?.as_slice() {
         [wheel] => Ok(wheel.clone()),
@@ -176,7 +215,12 @@ pub fn install(python: &Path, wheel: &Path, resolve_offline: bool) -> Result<()>
 
 /// The pinned requirements of the Python test venv (`tests/python/requirements.txt`).
 pub fn test_requirements() -> Result<Vec<String>> {
-    let path = crate_dir().join("tests/python/requirements.txt");
+    read_requirements("requirements.txt")
+}
+
+/// The requirement lines of `tests/python/<name>`, comments and blank lines left out.
+pub fn read_requirements(name: &str) -> Result<Vec<String>> {
+    let path = crate_dir().join("tests/python").join(name);
     let text =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     Ok(text
@@ -187,12 +231,15 @@ pub fn test_requirements() -> Result<Vec<String>> {
         .collect())
 }
 
-/// Builds the wheel, installs it into a venv with numpy alone (checking that pip needs
+/// Builds the wheel (and the sdist, checked with `twine check --strict` and `auditwheel
+/// show`: [`crate::wheel_check`]), installs it into a venv with numpy alone (checking that pip needs
 /// nothing else) and runs `smoke_numpy_only.py` there, then into the test venv (numpy,
-/// dm_env, gymnasium, pytest; `tests/python/requirements.txt`) and runs the pytest suite.
+/// dm_env, gymnasium, pytest; `tests/python/requirements.txt`; SB3 on the CPU torch,
+/// [`crate::py_torch`]) and runs the pytest suite.
 /// The suite gets this xtask binary to run `bench-all` for its CSV comparison.
 pub fn test() -> Result<()> {
     let wheel = build(&default_out_dir())?;
+    crate::wheel_check::check(&wheel)?;
     let requirements = test_requirements()?;
     let numpy: Vec<String> = requirements
         .iter()
@@ -205,15 +252,23 @@ pub fn test() -> Result<()> {
     let tests = crate_dir().join("tests").join("python");
     let fixtures = workspace_root().join("tests").join("fixtures");
 
-    let minimal = venv("py-numpy-venv", &numpy)?;
-    install(&minimal, &wheel, true)?;
-    bsuite_baselines::errln!("xtask: the wheel with numpy alone (smoke_numpy_only.py)");
-    let mut smoke = Command::new(&minimal);
-    smoke.arg(tests.join("smoke_numpy_only.py")).arg(&fixtures);
-    run_status(smoke, "smoke_numpy_only.py")?;
+    // The smoke test under the test venv's numpy 2 and under numpy 1.x, which bsuite
+    // 0.3.6's analysis (pandas<2) still needs beside us.
+    for (name, pin) in [
+        ("py-numpy-venv", numpy[0].as_str()),
+        ("py-numpy1-venv", NUMPY_1),
+    ] {
+        let minimal = venv(name, &[pin.to_string()])?;
+        install(&minimal, &wheel, true)?;
+        bsuite_baselines::errln!("xtask: the wheel with {pin} alone (smoke_numpy_only.py)");
+        let mut smoke = Command::new(&minimal);
+        smoke.arg(tests.join("smoke_numpy_only.py")).arg(&fixtures);
+        run_status(smoke, "smoke_numpy_only.py")?;
+    }
 
     let full = venv("py-test-venv", &requirements)?;
     install(&full, &wheel, false)?;
+    crate::py_torch::provision(&full)?;
     // This binary's path, not the running file: `cargo test --workspace` may have relinked
     // it since (same sources), and Linux then names the running one "xtask (deleted)".
     let xtask =

@@ -6,12 +6,13 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use bsuite_envs::{BsuiteId, Environment, InfoValue, TimeStep};
 use bsuite_logging::{CsvLogger, Logger, Logging, TerminalLogger};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::errors;
 use crate::pool::ArrayPool;
+use crate::snapshot::{self, History};
 use crate::types::types;
 
 /// A bsuite environment, bare or with a logger attached.
@@ -179,6 +180,8 @@ pub fn lock<'a, T>(
 #[pyclass(module = "bsuite_rs._core", name = "Env", subclass, weakref, frozen)]
 pub struct Env {
     id: BsuiteId,
+    /// The env seed it was loaded with (the default one included), for pickling.
+    env_seed: u32,
     state: Mutex<State>,
 }
 
@@ -189,6 +192,8 @@ struct State {
     /// The observation arrays handed out, recycled once dropped.
     observations: ArrayPool<f32>,
     closed: bool,
+    /// What it was given since it was loaded: its state, for pickling and copying.
+    history: History,
 }
 
 impl State {
@@ -205,6 +210,7 @@ impl State {
     fn reset(&mut self, id: &BsuiteId) -> PyResult<()> {
         self.check_open(id)?;
         self.backend.env_mut().reset_into(&mut self.timestep);
+        self.history.push(std::iter::once(snapshot::RESET));
         Ok(())
     }
 
@@ -222,6 +228,7 @@ impl State {
             .env_mut()
             .step_into(action, &mut self.timestep)
             .map_err(|err| errors::action_error(&err))?;
+        self.history.push_actions(std::iter::once(action));
         if self.timestep.last() {
             self.backend.check_log(py)?;
         }
@@ -266,15 +273,18 @@ impl Env {
             (None, true) => Record::Terminal,
             (None, false) => Record::Off,
         };
-        let backend = Backend::load(py, &id, env_seed, record)?;
+        let env_seed = env_seed.unwrap_or_else(|| id.default_env_seed(0));
+        let backend = Backend::load(py, &id, Some(env_seed), record)?;
         let shape = backend.env().observation_spec().shape;
         Ok(Env {
             id,
+            env_seed,
             state: Mutex::new(State {
                 backend,
                 timestep: TimeStep::default(),
                 observations: ArrayPool::new(shape),
                 closed: false,
+                history: History::default(),
             }),
         })
     }
@@ -390,6 +400,48 @@ impl Env {
             ended && discount != 0.0,
         )
             .into_pyobject(py)
+    }
+
+    /// Pickling (and `copy.copy`, `copy.deepcopy`): `(restore, (class, bsuite_id, env_seed,
+    /// history))`, from which `bsuite_rs._pickle.restore` rebuilds this state exactly (see
+    /// `snapshot.rs`). A logging or closed environment refuses.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let this = slf.get();
+        let state = this.lock()?;
+        let what = format_args!("the environment of {}", this.id);
+        if let Backend::Logged(_) = state.backend {
+            return Err(PyTypeError::new_err(format!(
+                "{what} logs its results (to a CSV file or the terminal) and cannot be \
+                 pickled or copied: a copy would log the same episodes again. Copy an \
+                 environment loaded without logging"
+            )));
+        }
+        if state.closed {
+            return Err(PyValueError::new_err(format!(
+                "{what} is closed and cannot be pickled or copied"
+            )));
+        }
+        let history = state.history.bytes(&what).map_err(PyValueError::new_err)?;
+        let restore = py.import("bsuite_rs._pickle")?.getattr("restore_env")?;
+        let args = (
+            slf.get_type(),
+            this.id.to_string(),
+            this.env_seed,
+            PyBytes::new(py, history),
+        );
+        (restore, args).into_pyobject(py)
+    }
+
+    /// Replays a pickled history into this freshly loaded environment.
+    fn _replay(&self, history: &[u8]) -> PyResult<()> {
+        let mut state = self.lock()?;
+        let state = &mut *state;
+        let what = format_args!("the environment of {}", self.id);
+        snapshot::replay(state.backend.env_mut(), history, 0, 1, &mut state.timestep)
+            .map_err(|err| snapshot::replay_error(&what, &err))?;
+        state.history = History::from_bytes(history);
+        Ok(())
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {

@@ -11,7 +11,8 @@
 //! - [`vec_env::VecEnv`]: many ids per call, stepped without the GIL into the result
 //!   arrays;
 //! - [`settings`]: which sweep setting `load(experiment_name, kwargs)` means;
-//! - [`analysis`]: `score` and `report` over `bsuite-analysis` and `bsuite-report`.
+//! - [`analysis`]: `score` and `report` over `bsuite-analysis` and `bsuite-report`;
+//! - [`snapshot`]: pickling and copying, by replaying what an environment was given.
 //!
 //! Every error becomes a Python exception ([`errors`]): `ValueError` for bad ids, settings
 //! and actions, `OSError` for files. Build the wheel with `cargo xtask wheel`.
@@ -23,6 +24,7 @@ pub mod env;
 pub mod errors;
 pub mod pool;
 pub mod settings;
+pub mod snapshot;
 pub mod types;
 pub mod vec_env;
 

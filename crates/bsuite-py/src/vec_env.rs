@@ -18,6 +18,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use crate::env::{env_seed, info_dict, lock};
 use crate::errors;
 use crate::pool::ArrayPool;
+use crate::snapshot::{self, History};
 
 /// One environment of a batch, with its own reused timestep.
 struct Slot {
@@ -200,6 +201,35 @@ impl Batch {
             }
         }
         self.write(out);
+    }
+
+    /// Starts a new episode in every environment whose latest timestep is LAST; the others
+    /// keep their timesteps. Writes every environment's latest timestep (SB3's autoreset:
+    /// an ended episode's successor starts in the step that ended it).
+    pub fn reset_ended(&mut self, out: Outputs<'_>) {
+        for slot in &mut self.slots {
+            if slot.timestep.last() {
+                match &mut slot.env {
+                    SlotEnv::Bare(env) => env.reset_into(&mut slot.timestep),
+                    SlotEnv::Logged(env) => env.reset_into(&mut slot.timestep),
+                }
+            }
+        }
+        self.write(out);
+    }
+
+    /// Replays a pickled history (one byte per environment and call, see
+    /// [`crate::snapshot`]) into this freshly loaded, unlogged batch. Fails with the position
+    /// and error of an environment whose part does not replay.
+    pub fn replay(&mut self, history: &[u8]) -> Result<(), (usize, bsuite_envs::ActionError)> {
+        let n = self.slots.len();
+        for (k, slot) in self.slots.iter_mut().enumerate() {
+            if let SlotEnv::Bare(env) = &mut slot.env {
+                snapshot::replay(&mut **env, history, k, n, &mut slot.timestep)
+                    .map_err(|err| (k, err))?;
+            }
+        }
+        Ok(())
     }
 
     /// Steps environment `i` with `actions[i]`. An environment whose last timestep was LAST
@@ -434,9 +464,15 @@ fn copy_actions(array: &Bound<'_, PyArray1<i64>>, out: &mut Vec<i64>) -> bool {
 /// `load_and_record_to_csv` does (then every id may appear once); `overwrite` replaces
 /// existing files. `env_seeds` (one per id) seeds what bsuite leaves unseeded; by default
 /// each id's setting index. All ids need the same observation shape.
+///
+/// `pickle`, `copy.copy` and `copy.deepcopy` carry the full state, random generators
+/// included (a copy replays what the batch was given; see `snapshot.rs`); a recording
+/// batch refuses.
 #[pyclass(module = "bsuite_rs._core", name = "VecEnv", subclass, weakref, frozen)]
 pub struct VecEnv {
     ids: Vec<BsuiteId>,
+    /// The env seeds they were loaded with (the default ones included), for pickling.
+    env_seeds: Vec<u32>,
     shape: Vec<usize>,
     state: Mutex<VecState>,
 }
@@ -450,6 +486,8 @@ struct VecState {
     rewards: ArrayPool<f64>,
     discounts: ArrayPool<f64>,
     step_types: ArrayPool<i32>,
+    /// What the environments were given since they were loaded, for pickling and copying.
+    history: History,
 }
 
 impl VecState {
@@ -485,6 +523,24 @@ impl VecState {
 impl VecEnv {
     fn lock(&self) -> PyResult<MutexGuard<'_, VecState>> {
         lock(&self.state, &"this VecEnv")
+    }
+
+    /// Runs one of the batch's resets and records it in the history as `byte`.
+    fn reset_with<'py>(
+        &self,
+        py: Python<'py>,
+        byte: u8,
+        reset: fn(&mut Batch, Outputs<'_>),
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let mut state = self.lock()?;
+        let result = state.run(py, |batch, _, out| {
+            reset(batch, out);
+            Ok(())
+        })?;
+        state
+            .history
+            .push(std::iter::repeat_n(byte, self.ids.len()));
+        Ok(result)
     }
 }
 
@@ -523,17 +579,23 @@ impl VecEnv {
             })
             .transpose()?;
         let record_to = record_to.map(|dir| (dir, overwrite));
-        let batch = Batch::new(ids, env_seeds, record_to).map_err(|err| match err {
-            BatchLoadError::Load(err) => errors::load_error(&err),
-            BatchLoadError::Log(err) => errors::log_error(py, &err),
-            BatchLoadError::Claim(err) => errors::record_error(py, &err),
-            other => PyValueError::new_err(other.to_string()),
-        })?;
+        let env_seeds = match env_seeds {
+            Some(seeds) => seeds,
+            None => ids.iter().map(|id| id.default_env_seed(0)).collect(),
+        };
+        let batch =
+            Batch::new(ids, Some(env_seeds.clone()), record_to).map_err(|err| match err {
+                BatchLoadError::Load(err) => errors::load_error(&err),
+                BatchLoadError::Log(err) => errors::log_error(py, &err),
+                BatchLoadError::Claim(err) => errors::record_error(py, &err),
+                other => PyValueError::new_err(other.to_string()),
+            })?;
         let n = batch.ids().len();
         let mut observation_shape = vec![n];
         observation_shape.extend_from_slice(batch.shape());
         Ok(VecEnv {
             ids: batch.ids().to_vec(),
+            env_seeds,
             shape: batch.shape().to_vec(),
             state: Mutex::new(VecState {
                 batch,
@@ -542,6 +604,7 @@ impl VecEnv {
                 rewards: ArrayPool::new(vec![n]),
                 discounts: ArrayPool::new(vec![n]),
                 step_types: ArrayPool::new(vec![n]),
+                history: History::default(),
             }),
         })
     }
@@ -549,10 +612,16 @@ impl VecEnv {
     /// Restarts every environment: `(observation, reward, discount, step_type)` of their
     /// FIRST timesteps.
     fn reset<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        self.lock()?.run(py, |batch, _, out| {
-            batch.reset(out);
-            Ok(())
-        })
+        self.reset_with(py, snapshot::RESET, Batch::reset)
+    }
+
+    /// Starts a new episode in each environment whose episode has just ended (its latest
+    /// timestep is LAST), leaving the others where they are, and returns every
+    /// environment's latest `(observation, reward, discount, step_type)`: the ended ones'
+    /// FIRST timesteps and the others' unchanged. For trainers that reset in the step that
+    /// ends an episode (SB3); without it the next `step` does the same.
+    fn reset_ended<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.reset_with(py, snapshot::RESET_IF_ENDED, Batch::reset_ended)
     }
 
     /// Steps every environment with its action (see the class docs).
@@ -563,7 +632,92 @@ impl VecEnv {
     ) -> PyResult<Bound<'py, PyTuple>> {
         let mut state = self.lock()?;
         read_actions(actions, &mut state.actions)?;
-        state.run(py, |batch, actions, out| batch.step(actions, out))
+        let result = state.run(py, |batch, actions, out| batch.step(actions, out))?;
+        let state = &mut *state;
+        // In range: `step` checked every action.
+        state
+            .history
+            .push_actions(state.actions.iter().map(|&a| a as usize));
+        Ok(result)
+    }
+
+    /// Gymnasium's step for `bsuite_rs.gym.VectorEnv`: `(observation, reward, terminated,
+    /// truncated)`, the flags as bool arrays (an episode that ends with discount 0 is
+    /// terminated, any other end truncated), made here because four numpy operations on
+    /// the step's arrays would cost more than the step.
+    fn _gym_step<'py>(
+        &self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let result = self.step(py, actions)?;
+        let discount = result.get_item(2)?.cast_into::<PyArray1<f64>>()?;
+        let step_type = result.get_item(3)?.cast_into::<PyArray1<i32>>()?;
+        let (discount, step_type) = (discount.readonly(), step_type.readonly());
+        let ends = || {
+            let pairs = discount.as_slice().into_iter().flatten();
+            pairs.zip(step_type.as_slice().into_iter().flatten())
+        };
+        let terminated = PyArray1::from_iter(py, ends().map(|(&d, &s)| s == 2 && d == 0.0));
+        let truncated = PyArray1::from_iter(py, ends().map(|(&d, &s)| s == 2 && d != 0.0));
+        (
+            result.get_item(0)?,
+            result.get_item(1)?,
+            terminated,
+            truncated,
+        )
+            .into_pyobject(py)
+    }
+
+    /// Pickling (and `copy.copy`, `copy.deepcopy`): `(restore, (class, ids, env_seeds,
+    /// history))`, from which `bsuite_rs._pickle.restore_vec_env` rebuilds this state exactly
+    /// (see `snapshot.rs`). A logging batch refuses.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let this = slf.get();
+        let state = this.lock()?;
+        if state.batch.recording() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "this VecEnv logs its results to CSV files and cannot be pickled or copied: a \
+                 copy would log the same episodes again. Copy a VecEnv made without record_to",
+            ));
+        }
+        let history = state
+            .history
+            .bytes(&"this VecEnv")
+            .map_err(PyValueError::new_err)?;
+        let restore = py.import("bsuite_rs._pickle")?.getattr("restore_vec_env")?;
+        let ids: Vec<String> = this.ids.iter().map(ToString::to_string).collect();
+        let args = (
+            slf.get_type(),
+            ids,
+            this.env_seeds.clone(),
+            pyo3::types::PyBytes::new(py, history),
+        );
+        (restore, args).into_pyobject(py)
+    }
+
+    /// Replays a pickled history into this freshly loaded batch.
+    fn _replay(&self, history: &[u8]) -> PyResult<()> {
+        let mut state = self.lock()?;
+        let n = self.ids.len();
+        if history.len() % n != 0 {
+            return Err(PyValueError::new_err(format!(
+                "a history of {} bytes is not one of {n} environments",
+                history.len()
+            )));
+        }
+        state.batch.replay(history).map_err(|(k, err)| {
+            snapshot::replay_error(&format_args!("environment {k} ({})", self.ids[k]), &err)
+        })?;
+        state.history = History::from_bytes(history);
+        Ok(())
+    }
+
+    /// The env seed of each environment, in order.
+    #[getter]
+    fn env_seeds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, &self.env_seeds)
     }
 
     /// The bsuite_ids, in order.

@@ -13,7 +13,8 @@ with dm_env's interface, bsuite's CSV logging, its scores and reports:
   print(bsuite.score('results/mine')['experiments'])
 
 `bsuite_rs.gym.make(bsuite_id)` gives a gymnasium environment, `bsuite_rs.VecEnv(ids)` steps
-many ids in one call. Seeding: where bsuite seeds an environment from OS entropy, bsuite-rs
+many ids in one call, and `bsuite_rs.make(bsuite_id, env_type='gymnasium', num_envs=N)` (as
+envpool's) gives them as a gymnasium VectorEnv (or an SB3 VecEnv: `env_type='sb3'`). Seeding: where bsuite seeds an environment from OS entropy, bsuite-rs
 uses the id's setting index (or `Environment(..., env_seed=N)`), so every run is
 reproducible.
 """
@@ -31,12 +32,13 @@ from bsuite_rs._env import load_from_id
 from bsuite_rs._env import unpack_bsuite_id
 from bsuite_rs._env import VecEnv
 from bsuite_rs._errors import ResultsFileExistsError
+from bsuite_rs._make import make
 
 # Not `gym`: it needs gymnasium, so a star import must not pull it in.
 __all__ = [
     'Environment', 'HAVE_DM_ENV', 'ResultsFileExistsError', 'VecEnv', '__version__', 'load',
     'load_and_record', 'load_and_record_to_csv', 'load_and_record_to_terminal',
-    'load_from_id', 'report', 'score', 'sweep', 'unpack_bsuite_id',
+    'load_from_id', 'make', 'report', 'score', 'sweep', 'unpack_bsuite_id',
 ]
 
 

@@ -40,6 +40,9 @@ class Environment(_core.Env, _compat.EnvironmentBase):
   terminal=False)`: `env_seed` seeds every random generator that bsuite 0.3.6 seeds from
   OS entropy (default: the id's setting index, so runs are reproducible); `results_dir`
   logs bsuite's CSV file of the id there; `terminal` logs to standard error.
+
+  `pickle`, `copy.copy` and `copy.deepcopy` carry the full state, random generators included;
+  a logging environment refuses (see `bsuite_rs._pickle`).
   """
 
   def __init__(self, bsuite_id: str, *, env_seed: Optional[int] = None,

@@ -19,7 +19,8 @@ def test_gymnasium_checker_accepts_it(bsuite_id):
 
 def test_every_id_is_registered():
   assert bsuite_rs.gym.gym_id('deep_sea/12') == 'bsuite/deep_sea-12'
-  registered = [i for i in gymnasium.registry if i.startswith('bsuite/')]
+  registered = [i for i in gymnasium.registry
+                if i.startswith('bsuite/') and not i.endswith('-v0')]
   assert sorted(registered) == sorted(map(bsuite_rs.gym.gym_id, bsuite_rs.sweep.SWEEP))
   env = gymnasium.make('bsuite/catch-3')
   assert env.unwrapped.bsuite_id == 'catch/3'
