@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::{run as xtask, scratch, stderr};
 
@@ -14,6 +14,26 @@ fn fixtures() -> &'static Path {
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/fixtures/random_results"
     ))
+}
+
+/// The repository's shipped baselines.
+fn shipped() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../baselines")
+}
+
+/// The shipped baseline `name`, unpacked into a new scratch directory `scratch_name`.
+fn unpacked_baseline(name: &str, scratch_name: &str) -> PathBuf {
+    let dir = scratch(scratch_name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let unpacked = std::process::Command::new("tar")
+        .arg("xzf")
+        .arg(shipped().join(format!("{name}.tar.gz")))
+        .arg("-C")
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(unpacked.success());
+    dir
 }
 
 #[test]
@@ -62,7 +82,7 @@ fn only_complete_default_sweeps_are_packed() {
         "{}",
         stderr(&refused)
     );
-    let archive = Path::new(env!("CARGO_MANIFEST_DIR")).join("../baselines/never.tar.gz");
+    let archive = shipped().join("never.tar.gz");
     assert!(!archive.exists());
     std::fs::remove_dir_all(&partial).unwrap();
 }
@@ -72,17 +92,8 @@ fn only_complete_default_sweeps_are_packed() {
 /// silently before.
 #[test]
 fn a_packed_baseline_is_not_replaced_without_overwrite() {
-    let dir = scratch("baselines-sweep");
-    std::fs::create_dir_all(&dir).unwrap();
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../baselines");
-    let unpacked = std::process::Command::new("tar")
-        .arg("xzf")
-        .arg(shipped.join("random.tar.gz"))
-        .arg("-C")
-        .arg(&dir)
-        .status()
-        .unwrap();
-    assert!(unpacked.success());
+    let dir = unpacked_baseline("random", "baselines-sweep");
+    let shipped = shipped();
     let before = std::fs::read(shipped.join("random.tar.gz")).unwrap();
     let sweep = dir.to_str().unwrap();
     let refused = xtask(&["pack-baseline", sweep]);
@@ -115,17 +126,7 @@ fn a_packed_baseline_is_not_replaced_without_overwrite() {
 /// its agent's, which stands for the default.
 #[test]
 fn another_configuration_ships_under_its_own_name() {
-    let dir = scratch("baselines-named");
-    std::fs::create_dir_all(&dir).unwrap();
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../baselines");
-    let unpacked = std::process::Command::new("tar")
-        .arg("xzf")
-        .arg(shipped.join("dqn.tar.gz"))
-        .arg("-C")
-        .arg(&dir)
-        .status()
-        .unwrap();
-    assert!(unpacked.success());
+    let dir = unpacked_baseline("dqn", "baselines-named");
     // The shipped sweep's manifest, as a run with SGD would have written it.
     let manifest = dir.join("bsuite_run.json");
     let mut json: serde_json::Value =
