@@ -10,7 +10,7 @@
 //!
 //! `reset` traces the variant that resets the training state at episode ends.
 
-use bsuite_baselines::tch_agents::{ActorCriticReplicas, ActorCriticRnnConfig, ReplicaSpec};
+use bsuite_baselines::agents::{ActorCriticReplicas, ActorCriticRnnConfig, ReplicaSpec};
 use bsuite_baselines::Agent;
 use bsuite_envs::Environment;
 

@@ -14,18 +14,18 @@
 //! `tch_agents`, built with the `tch` feature; `cargo xtask bench-all dqn` provisions
 //! LibTorch and runs them.
 
-mod agent;
-pub mod config;
-pub mod console;
-pub mod estimate;
-pub mod experiment;
-pub mod factory;
-pub mod random;
-pub mod runner;
-mod shard;
-pub mod sweep;
+pub mod harness;
+use harness::{agent, shard};
+pub use harness::{config, console, estimate, experiment, factory, runner, sweep};
+
 #[cfg(feature = "tch")]
-pub mod tch_agents;
+pub mod agents;
+#[cfg(feature = "tch")]
+pub mod host;
+#[cfg(feature = "tch")]
+pub mod libtorch;
+#[path = "agents/random/mod.rs"]
+pub mod random;
 
 pub use agent::{Agent, BatchAgent, OneByOne};
 pub use experiment::{run, run_lockstep, run_verbose, run_with};

@@ -10,13 +10,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
-use bsuite_baselines::config::AgentConfig;
-use bsuite_baselines::estimate::{cpu_seconds, time_lockstep};
-use bsuite_baselines::factory::{self, AgentEntry, AgentSetup, ComputeDevice};
-use bsuite_baselines::tch_agents::{
+use bsuite_baselines::agents::{
     host_adam, host_matmul_256, host_sum, ActorCriticConfig, ActorCriticRnnConfig, BootDqnConfig,
     DqnConfig,
 };
+use bsuite_baselines::config::AgentConfig;
+use bsuite_baselines::estimate::{cpu_seconds, time_lockstep};
+use bsuite_baselines::factory::{self, AgentEntry, AgentSetup, ComputeDevice};
 use bsuite_baselines::{BatchAgent, OneByOne};
 use bsuite_envs::{BsuiteId, Environment};
 use clap::Parser;

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use bsuite_baselines::sweep::{self, SweepArgs};
-use bsuite_baselines::{factory, tch_agents};
+use bsuite_baselines::{agents, factory};
 use clap::Parser;
 
 /// Run a bsuite baseline agent on bsuite_ids, one CSV per id (resumable: complete results
@@ -19,7 +19,7 @@ struct Cli {
 
 fn run(args: SweepArgs) -> Result<(), Box<dyn std::error::Error>> {
     let agent = factory::agent(&args.agent)?;
-    tch_agents::check_device(args.device)?;
+    agents::check_device(args.device)?;
     sweep::run_sweep("bsuite-run", agent, &args)?;
     Ok(())
 }

@@ -7,6 +7,8 @@
 //! only faster. That is what makes a replica's results independent of which other
 //! replicas share its batch.
 
+pub(crate) mod dense;
+
 use crate::config::Optimizer;
 
 /// Rounds `n` up to a multiple of 16 floats (64 bytes).

@@ -3,9 +3,9 @@
 use bsuite_envs::{ActionSpec, Observation, ObservationSpec, RandomState, TimeStep};
 use tch::Device;
 
-use super::dqn::DqnConfig;
-use super::q_ensemble::{greedy, QEnsemble, QEnsembleConfig, QHead};
-use super::replay::{Replay, Transition};
+use crate::agents::dqn::libtorch::DqnConfig;
+use crate::agents::q_learning::q_ensemble::{greedy, QEnsemble, QEnsembleConfig, QHead};
+use crate::agents::q_learning::replay::{Replay, Transition};
 use crate::config::{AgentConfig, Optimizer};
 use crate::Agent;
 
@@ -61,7 +61,7 @@ impl BootDqnConfig {
     ///
     /// ```
     /// use bsuite_baselines::config::AgentConfig;
-    /// use bsuite_baselines::tch_agents::BootDqnConfig;
+    /// use bsuite_baselines::agents::BootDqnConfig;
     ///
     /// let mut config = AgentConfig::defaults("boot_dqn").unwrap();
     /// assert_eq!(BootDqnConfig::from_config(&config), BootDqnConfig::default());
@@ -122,7 +122,7 @@ impl BootDqn {
         seed: u32,
         device: Device,
     ) -> Self {
-        super::init_threads();
+        crate::agents::init_threads();
         let obs_len = observation_spec.len();
         let num_actions = action_spec.num_actions;
         let mut rng = RandomState::new(seed);

@@ -3,8 +3,8 @@
 use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 use tch::Device;
 
-use super::q_ensemble::{greedy, QEnsemble, QEnsembleConfig};
-use super::replay::{Replay, Transition};
+use crate::agents::q_learning::q_ensemble::{greedy, QEnsemble, QEnsembleConfig};
+use crate::agents::q_learning::replay::{Replay, Transition};
 use crate::config::{AgentConfig, Optimizer};
 use crate::Agent;
 
@@ -59,7 +59,7 @@ impl DqnConfig {
     ///
     /// ```
     /// use bsuite_baselines::config::{AgentConfig, Optimizer};
-    /// use bsuite_baselines::tch_agents::DqnConfig;
+    /// use bsuite_baselines::agents::DqnConfig;
     ///
     /// let mut config = AgentConfig::defaults("dqn").unwrap();
     /// assert_eq!(DqnConfig::from_config(&config), DqnConfig::default());
@@ -103,7 +103,7 @@ impl Dqn {
         seed: u32,
         device: Device,
     ) -> Self {
-        super::init_threads();
+        crate::agents::init_threads();
         let obs_len = observation_spec.len();
         let num_actions = action_spec.num_actions;
         let mut rng = RandomState::new(seed);

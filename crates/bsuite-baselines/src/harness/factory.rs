@@ -135,7 +135,7 @@ pub fn agents() -> Vec<AgentEntry> {
         batching: None,
     }];
     #[cfg(feature = "tch")]
-    agents.extend(crate::tch_agents::entries());
+    agents.extend(crate::agents::entries());
     agents
 }
 

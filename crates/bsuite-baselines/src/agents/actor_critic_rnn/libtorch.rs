@@ -4,10 +4,10 @@
 use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 use tch::{nn, Device, Tensor};
 
-use super::actor_critic::{actor_critic_loss, sample_softmax, ActorCriticConfig};
-use super::nets::{tensor, to_vec, Lstm, LstmState, Params, StackedMlp, TrainOptimizer};
-use super::sequence::Buffer;
+use crate::agents::a2c::sequence::Buffer;
+use crate::agents::actor_critic::libtorch::{actor_critic_loss, sample_softmax, ActorCriticConfig};
 use crate::config::AgentConfig;
+use crate::libtorch::{tensor, to_vec, Lstm, LstmState, Params, StackedMlp, TrainOptimizer};
 use crate::Agent;
 
 /// The recurrent agent's hyperparameters; [`Default`] is bsuite's JAX `default_agent`,
@@ -47,7 +47,7 @@ impl ActorCriticRnnConfig {
     ///
     /// ```
     /// use bsuite_baselines::config::AgentConfig;
-    /// use bsuite_baselines::tch_agents::ActorCriticRnnConfig;
+    /// use bsuite_baselines::agents::ActorCriticRnnConfig;
     ///
     /// let config = AgentConfig::defaults("actor_critic_rnn").unwrap();
     /// assert_eq!(ActorCriticRnnConfig::from_config(&config), ActorCriticRnnConfig::default());
@@ -94,7 +94,7 @@ impl ActorCriticRnn {
         seed: u32,
         device: Device,
     ) -> Self {
-        super::init_threads();
+        crate::agents::init_threads();
         let obs_len = observation_spec.len();
         let num_actions = action_spec.num_actions;
         let mut rng = RandomState::new(seed);

@@ -3,9 +3,9 @@
 use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 use tch::{nn, Device, Kind, Tensor};
 
-use super::nets::{tensor, to_vec, Params, StackedMlp, TrainOptimizer};
-use super::sequence::{lambda_returns, Buffer};
+use crate::agents::a2c::sequence::{lambda_returns, Buffer};
 use crate::config::{AgentConfig, Optimizer};
+use crate::libtorch::{tensor, to_vec, Params, StackedMlp, TrainOptimizer};
 use crate::Agent;
 
 /// The actor-critic agents' hyperparameters; [`Default`] is bsuite's JAX `default_agent`
@@ -47,7 +47,7 @@ impl ActorCriticConfig {
     ///
     /// ```
     /// use bsuite_baselines::config::AgentConfig;
-    /// use bsuite_baselines::tch_agents::ActorCriticConfig;
+    /// use bsuite_baselines::agents::ActorCriticConfig;
     ///
     /// let config = AgentConfig::defaults("actor_critic").unwrap();
     /// assert_eq!(ActorCriticConfig::from_config(&config), ActorCriticConfig::default());
@@ -137,7 +137,7 @@ impl ActorCritic {
         seed: u32,
         device: Device,
     ) -> Self {
-        super::init_threads();
+        crate::agents::init_threads();
         let obs_len = observation_spec.len();
         let num_actions = action_spec.num_actions;
         let mut rng = RandomState::new(seed);

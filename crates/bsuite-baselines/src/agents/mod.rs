@@ -12,7 +12,7 @@
 //! it, and `cargo xtask bench-all dqn` or `cargo xtask test` do so on their own.
 //!
 //! ```no_run
-//! use bsuite_baselines::tch_agents::{Dqn, DqnConfig};
+//! use bsuite_baselines::agents::{Dqn, DqnConfig};
 //! use bsuite_envs::Environment;
 //!
 //! let mut env = bsuite_envs::load("catch/0").unwrap();
@@ -26,27 +26,22 @@
 //! bsuite_baselines::run(&mut agent, &mut env, 100).unwrap();
 //! ```
 
+mod a2c;
 mod actor_critic;
-mod actor_critic_replicas;
 mod actor_critic_rnn;
 mod boot_dqn;
-mod dense;
 mod dqn;
-mod dqn_replicas;
-mod host;
-mod nets;
-mod q_ensemble;
-mod replay;
-mod sequence;
-mod sparse_replay;
+mod q_learning;
 
-pub use actor_critic::{ActorCritic, ActorCriticConfig};
-pub use actor_critic_replicas::{ActorCriticReplicas, RecurrentProbe};
-pub use actor_critic_rnn::{ActorCriticRnn, ActorCriticRnnConfig};
-pub use boot_dqn::{BootDqn, BootDqnConfig};
-pub use dqn::{Dqn, DqnConfig};
-pub use dqn_replicas::{DqnReplicas, ReplicaSpec};
+pub use a2c::host::{ActorCriticReplicas, RecurrentProbe};
+pub use actor_critic::libtorch::{ActorCritic, ActorCriticConfig};
+pub use actor_critic_rnn::libtorch::{ActorCriticRnn, ActorCriticRnnConfig};
+pub use boot_dqn::libtorch::{BootDqn, BootDqnConfig};
+pub use dqn::libtorch::{Dqn, DqnConfig};
+pub use q_learning::host::{DqnReplicas, ReplicaSpec};
 pub use tch::Device;
+
+use crate::host;
 
 use crate::agent::{Agent, BatchAgent, OneByOne};
 use crate::config::{self, AgentConfig, Key};
@@ -57,7 +52,7 @@ use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
 /// ```no_run
 /// use bsuite_baselines::factory::ComputeDevice;
 ///
-/// assert_eq!(bsuite_baselines::tch_agents::check_device(ComputeDevice::Cpu), Ok(tch::Device::Cpu));
+/// assert_eq!(bsuite_baselines::agents::check_device(ComputeDevice::Cpu), Ok(tch::Device::Cpu));
 /// ```
 pub fn check_device(device: ComputeDevice) -> Result<Device, DeviceError> {
     let index = match device {
@@ -103,7 +98,7 @@ pub enum DeviceError {
 ///
 /// ```no_run
 /// let start = std::time::Instant::now();
-/// let flops = bsuite_baselines::tch_agents::host_matmul_256(100);
+/// let flops = bsuite_baselines::agents::host_matmul_256(100);
 /// println!("{:.1} GFLOP/s", flops / start.elapsed().as_secs_f64() / 1e9);
 /// ```
 pub fn host_matmul_256(reps: u32) -> f64 {
@@ -129,7 +124,7 @@ pub fn host_matmul_256(reps: u32) -> f64 {
 ///
 /// ```no_run
 /// let start = std::time::Instant::now();
-/// let updates = bsuite_baselines::tch_agents::host_adam(2048, 1000);
+/// let updates = bsuite_baselines::agents::host_adam(2048, 1000);
 /// println!("{:.2} ns a parameter", start.elapsed().as_secs_f64() * 1e9 / updates);
 /// ```
 pub fn host_adam(params: usize, reps: u32) -> f64 {
@@ -154,7 +149,7 @@ pub fn host_adam(params: usize, reps: u32) -> f64 {
 /// ```no_run
 /// let xs = vec![1.0f32; 1 << 20];
 /// let start = std::time::Instant::now();
-/// assert_eq!(bsuite_baselines::tch_agents::host_sum(&xs), (1 << 20) as f32);
+/// assert_eq!(bsuite_baselines::agents::host_sum(&xs), (1 << 20) as f32);
 /// println!("{:.1} GB/s", 4e-9 * xs.len() as f64 / start.elapsed().as_secs_f64());
 /// ```
 pub fn host_sum(xs: &[f32]) -> f32 {

@@ -1,0 +1,2 @@
+pub(crate) mod host;
+pub(crate) mod sequence;
