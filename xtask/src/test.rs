@@ -21,7 +21,7 @@ pub struct TestArgs {
 
 /// Runs `cargo test --workspace` (nothing there needs LibTorch), then the Python tests
 /// ([`crate::wheel::test`]: the wheel, a numpy-only smoke test and pytest), then provisions
-/// LibTorch and runs `cargo test -p bsuite-baselines --features tch --release --
+/// LibTorch and runs `cargo test -p bsuite-baselines --features libtorch --release --
 /// --include-ignored`: the agents train for a few hundred episodes in these tests, which
 /// needs optimised code, and bench-all's tch binaries share the release build. The tests
 /// ignored in debug builds run there; with `--no-tch`, `cargo test -p bsuite-baselines
@@ -63,7 +63,7 @@ pub fn run(args: TestArgs) -> Result<()> {
     }
     let libtorch = libtorch::provision(false)?;
     bsuite_baselines::errln!(
-        "xtask: cargo test -p bsuite-baselines --features tch --release -- --include-ignored \
+        "xtask: cargo test -p bsuite-baselines --features libtorch --release -- --include-ignored \
          (LibTorch from {}; \
          the first build compiles LibTorch's C++ bindings, about five minutes on two cores)",
         libtorch.source
@@ -74,13 +74,13 @@ pub fn run(args: TestArgs) -> Result<()> {
         "-p",
         "bsuite-baselines",
         "--features",
-        "tch",
+        "libtorch",
         "--release",
         "--",
         "--include-ignored",
     ]);
     libtorch::run_status(
         tch,
-        "cargo test -p bsuite-baselines --features tch --release",
+        "cargo test -p bsuite-baselines --features libtorch --release",
     )
 }

@@ -18,14 +18,11 @@ pub mod harness;
 use harness::{agent, shard};
 pub use harness::{config, console, estimate, experiment, factory, runner, sweep};
 
-#[cfg(feature = "tch")]
 pub mod agents;
-#[cfg(feature = "tch")]
 pub mod host;
-#[cfg(feature = "tch")]
+#[cfg(feature = "libtorch")]
 pub mod libtorch;
-#[path = "agents/random/mod.rs"]
-pub mod random;
+pub use agents::random;
 
 pub use agent::{Agent, BatchAgent, OneByOne};
 pub use experiment::{run, run_lockstep, run_verbose, run_with};

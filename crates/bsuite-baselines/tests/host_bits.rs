@@ -5,7 +5,6 @@
 //! are pinned more finely, parameters included, by the `dqn_and_boot_dqn_keep_their_bits`
 //! unit test; this file covers the actor-critic agents, and every agent through the public
 //! API, one by one and in a lockstep batch.
-#![cfg(feature = "tch")]
 
 use std::path::{Path, PathBuf};
 

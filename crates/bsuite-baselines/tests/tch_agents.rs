@@ -1,7 +1,7 @@
 //! Short training runs of every LibTorch agent against real LibTorch, and reproducibility
 //! from (agent, bsuite_id, seed). Run with `cargo xtask test` (or, with `LIBTORCH` set,
 //! `cargo test -p bsuite-baselines --features tch --release`).
-#![cfg(feature = "tch")]
+#![cfg(feature = "libtorch")]
 
 use std::collections::BTreeMap;
 use std::path::Path;

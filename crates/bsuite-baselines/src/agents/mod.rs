@@ -1,6 +1,17 @@
-//! The LibTorch baselines (feature `tch`): DQN, bootstrapped DQN with randomized prior
-//! functions, and feed-forward and recurrent actor-critic, with the network sizes,
-//! optimisers and update rules of bsuite's JAX `default_agent`s.
+//! The reference agents, one folder each: [`random`], [`dqn`], [`boot_dqn`],
+//! [`actor_critic`] and [`actor_critic_rnn`] (with its variant `actor_critic_rnn_reset`).
+//! A folder holds the agent's configuration, its readable LibTorch definition
+//! (`libtorch.rs`, feature `libtorch`), the choice of its host engine and its factory
+//! entry. What two agents share lives in a named module: [`q_learning`] for DQN and
+//! bootstrapped DQN, [`a2c`] for the actor-critics.
+//!
+//! Every agent but `random` has two engines that compute the same agent:
+//! - the host engine (the default): plain Rust loops over [`crate::host`]'s kernels, one
+//!   replica per id, with backward passes written out. It needs no LibTorch and is what
+//!   the shipped baselines ran;
+//! - the LibTorch engine (feature `libtorch`, [`Engine::LibTorch`]): the readable
+//!   definitions, written close to bsuite's JAX agents, run by autograd on the CPU or a
+//!   CUDA device. `tests/tch_agents.rs` ties the two together.
 //!
 //! Unlike the reference, every random draw an agent makes (initialisation, exploration,
 //! replay sampling, bootstrap masks, policy sampling) comes from its own numpy-compatible
@@ -8,45 +19,225 @@
 //! reproducible from (agent, bsuite_id, seed) — the fix of quirk 35 (bsuite samples replay
 //! from numpy's global generator). LibTorch's own generator is never used.
 //!
-//! LibTorch 2.11.0 is needed to build this module: `cargo xtask libtorch` finds or installs
-//! it, and `cargo xtask bench-all dqn` or `cargo xtask test` do so on their own.
-//!
-//! ```no_run
-//! use bsuite_baselines::agents::{Dqn, DqnConfig};
+//! ```
+//! use bsuite_baselines::agents::{DqnConfig, DqnReplicas, ReplicaSpec};
 //! use bsuite_envs::Environment;
 //!
 //! let mut env = bsuite_envs::load("catch/0").unwrap();
-//! let mut agent = Dqn::new(
-//!     &env.observation_spec(),
-//!     &env.action_spec(),
-//!     DqnConfig::default(),
-//!     0,
-//!     tch::Device::Cpu,
-//! );
-//! bsuite_baselines::run(&mut agent, &mut env, 100).unwrap();
+//! let spec = ReplicaSpec {
+//!     observation_spec: env.observation_spec(),
+//!     action_spec: env.action_spec(),
+//!     seed: 0,
+//! };
+//! let mut agent = DqnReplicas::new(DqnConfig::default(), &[spec]);
+//! bsuite_baselines::run(&mut agent, &mut *env, 3).unwrap();
 //! ```
 
-mod a2c;
-mod actor_critic;
-mod actor_critic_rnn;
-mod boot_dqn;
-mod dqn;
-mod q_learning;
+pub mod a2c;
+pub mod actor_critic;
+pub mod actor_critic_rnn;
+pub mod boot_dqn;
+pub mod dqn;
+pub mod q_learning;
+pub mod random;
+
+use std::sync::atomic::{AtomicU8, Ordering};
 
 pub use a2c::host::{ActorCriticReplicas, RecurrentProbe};
-pub use actor_critic::libtorch::{ActorCritic, ActorCriticConfig};
-pub use actor_critic_rnn::libtorch::{ActorCriticRnn, ActorCriticRnnConfig};
-pub use boot_dqn::libtorch::{BootDqn, BootDqnConfig};
-pub use dqn::libtorch::{Dqn, DqnConfig};
+#[cfg(feature = "libtorch")]
+pub use actor_critic::libtorch::ActorCritic;
+pub use actor_critic::ActorCriticConfig;
+#[cfg(feature = "libtorch")]
+pub use actor_critic_rnn::libtorch::ActorCriticRnn;
+pub use actor_critic_rnn::ActorCriticRnnConfig;
+#[cfg(feature = "libtorch")]
+pub use boot_dqn::libtorch::BootDqn;
+pub use boot_dqn::BootDqnConfig;
+#[cfg(feature = "libtorch")]
+pub use dqn::libtorch::Dqn;
+pub use dqn::DqnConfig;
 pub use q_learning::host::{DqnReplicas, ReplicaSpec};
+pub use random::Random;
+#[cfg(feature = "libtorch")]
 pub use tch::Device;
 
-use crate::host;
-
+#[cfg(feature = "libtorch")]
+use crate::agent::ComputeDevice;
 use crate::agent::{Agent, BatchAgent, OneByOne};
-use crate::config::{self, AgentConfig, Key};
-use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
+use crate::agent::{AgentEntry, AgentSetup};
+use crate::config::{AgentConfig, Key};
 
+/// Which implementation computes the reference agents (`bsuite-run --engine`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// The host engines: Rust loops, no LibTorch (every build has them).
+    #[default]
+    Host,
+    /// The LibTorch definitions, on the CPU or CUDA (builds with the `libtorch` feature).
+    LibTorch,
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Engine::Host => "host",
+            Engine::LibTorch => "libtorch",
+        })
+    }
+}
+
+/// An engine name that is not `host` or `libtorch`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown engine '{text}': expected host or libtorch")]
+pub struct ParseEngineError {
+    /// The text given.
+    pub text: String,
+}
+
+impl std::str::FromStr for Engine {
+    type Err = ParseEngineError;
+
+    fn from_str(text: &str) -> Result<Self, ParseEngineError> {
+        match text {
+            "host" => Ok(Engine::Host),
+            "libtorch" => Ok(Engine::LibTorch),
+            _ => Err(ParseEngineError {
+                text: text.to_string(),
+            }),
+        }
+    }
+}
+
+/// The engine this build was asked for but lacks ([`set_engine`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{what} needs LibTorch, and this build has none: `cargo xtask bench-all AGENT {what}` \
+     provisions LibTorch and builds bsuite-run with it (or build it with `--features \
+     libtorch` and LIBTORCH set); the host engine (the default) runs every agent on the CPU"
+)]
+pub struct NoLibTorch {
+    /// What asked for LibTorch, as the user wrote it (e.g. `--engine libtorch`).
+    pub what: String,
+}
+
+static ENGINE: AtomicU8 = AtomicU8::new(0);
+
+/// Makes the reference agents built from now on in this process compute with `engine`
+/// (the host engine by default); [`NoLibTorch`] where this build has no LibTorch. The
+/// choice is process-wide because a factory entry is a plain function of its setup:
+/// `bsuite-run` makes it once, before any agent is built.
+pub fn set_engine(engine: Engine) -> Result<(), NoLibTorch> {
+    if engine == Engine::LibTorch && !cfg!(feature = "libtorch") {
+        return Err(NoLibTorch {
+            what: "--engine libtorch".into(),
+        });
+    }
+    ENGINE.store(engine as u8, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The engine the reference agents compute with ([`set_engine`]).
+pub fn engine() -> Engine {
+    match ENGINE.load(Ordering::Relaxed) {
+        0 => Engine::Host,
+        _ => Engine::LibTorch,
+    }
+}
+
+/// An entry's description, ending with the engine that computes it: the manifests record
+/// it, so a results directory says which engine wrote it.
+macro_rules! described {
+    ($text:expr) => {
+        match $crate::agents::engine() {
+            $crate::agents::Engine::Host => concat!($text, " (host engine)"),
+            $crate::agents::Engine::LibTorch => concat!($text, " (LibTorch)"),
+        }
+    };
+}
+pub(crate) use described;
+
+/// An agent's two constructors: its host engine, and its LibTorch definition where the
+/// build has LibTorch.
+pub(crate) struct Engines<H> {
+    /// The host replicas of a batch of specs sharing one configuration.
+    pub(crate) host: fn(&AgentConfig, &[ReplicaSpec]) -> H,
+    /// The LibTorch agent of one setup.
+    #[cfg(feature = "libtorch")]
+    pub(crate) libtorch: fn(&AgentSetup) -> Box<dyn Agent>,
+}
+
+impl<H: BatchAgent + Agent + 'static> Engines<H> {
+    /// Whether `setup` runs on LibTorch: when asked for, and on a GPU (where the host
+    /// engines do not run).
+    #[cfg(feature = "libtorch")]
+    fn on_libtorch(setup: &AgentSetup) -> bool {
+        engine() == Engine::LibTorch || setup.device != ComputeDevice::Cpu
+    }
+
+    /// An agent for one id.
+    pub(crate) fn one(&self, setup: &AgentSetup) -> Box<dyn Agent> {
+        #[cfg(feature = "libtorch")]
+        if Self::on_libtorch(setup) {
+            return (self.libtorch)(setup);
+        }
+        Box::new((self.host)(&setup.config, &[replica_spec(setup)]))
+    }
+
+    /// Agents for many ids: the host replicas in one batch, or LibTorch agents one by one.
+    /// The replicas of a batch share one configuration but for their seeds (a run has
+    /// one).
+    pub(crate) fn batch(&self, setups: &[AgentSetup]) -> Box<dyn BatchAgent> {
+        #[cfg(feature = "libtorch")]
+        if setups.iter().any(Self::on_libtorch) {
+            return Box::new(OneByOne(
+                setups.iter().map(self.libtorch).collect::<Vec<_>>(),
+            ));
+        }
+        let Some(first) = setups.first() else {
+            return Box::new(OneByOne(Vec::<Box<dyn Agent>>::new()));
+        };
+        // Each replica has its own seed (in its spec); everything else is shared.
+        let unseeded = |c: &AgentConfig| -> Vec<String> {
+            c.entries()
+                .filter(|(key, _)| *key != "seed")
+                .map(|(key, value)| format!("{key}={value}"))
+                .collect()
+        };
+        let shared = unseeded(&first.config);
+        assert!(
+            setups.iter().all(|s| unseeded(&s.config) == shared),
+            "the replicas of a batch share one configuration but for the seed"
+        );
+        let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
+        Box::new((self.host)(&first.config, &specs))
+    }
+}
+
+fn replica_spec(setup: &AgentSetup) -> ReplicaSpec {
+    ReplicaSpec {
+        observation_spec: setup.observation_spec.clone(),
+        action_spec: setup.action_spec,
+        seed: setup.seed,
+    }
+}
+
+/// The keys of one of [`crate::factory::LIBTORCH_AGENTS`].
+fn keys(name: &str) -> &'static [Key] {
+    crate::config::keys(name).unwrap_or_default()
+}
+
+/// The reference agents with two engines, by name, for [`crate::factory`].
+pub fn entries() -> Vec<AgentEntry> {
+    vec![
+        dqn::entry(),
+        boot_dqn::entry(),
+        actor_critic::entry(),
+        actor_critic_rnn::entry(),
+        actor_critic_rnn::reset_entry(),
+    ]
+}
+
+#[cfg(feature = "libtorch")]
 /// The LibTorch device of `device`, checking that CUDA is there when asked for.
 ///
 /// ```no_run
@@ -69,6 +260,7 @@ pub fn check_device(device: ComputeDevice) -> Result<Device, DeviceError> {
     Ok(Device::Cuda(index))
 }
 
+#[cfg(feature = "libtorch")]
 /// Why the LibTorch agents cannot compute on the asked-for device ([`check_device`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DeviceError {
@@ -92,74 +284,8 @@ pub enum DeviceError {
     },
 }
 
-/// Runs `reps` products of two 256×256 matrices with the kernel the DQN agents' stacked
-/// layers use on the host, and returns the floating-point operations done: a bench times
-/// it to learn this CPU's matrix-product rate, the compute bound of those agents.
-///
-/// ```no_run
-/// let start = std::time::Instant::now();
-/// let flops = bsuite_baselines::agents::host_matmul_256(100);
-/// println!("{:.1} GFLOP/s", flops / start.elapsed().as_secs_f64() / 1e9);
-/// ```
-pub fn host_matmul_256(reps: u32) -> f64 {
-    const N: usize = 256;
-    let a: Vec<f32> = (0..N * N)
-        .map(|i| ((i * 7919) % 1009) as f32 / 1009.0 - 0.5)
-        .collect();
-    let b: Vec<f32> = (0..N * N)
-        .map(|i| ((i * 104_729) % 1013) as f32 / 1013.0 - 0.5)
-        .collect();
-    let mut out = vec![0.0f32; N * N];
-    for _ in 0..reps {
-        host::matmul(&mut out, std::hint::black_box(&a), (N, 1), &b, N, None);
-        std::hint::black_box(&mut out);
-    }
-    2.0 * (N as f64).powi(3) * f64::from(reps)
-}
-
-/// Runs `reps` Adam steps of the host kernel the DQN and actor-critic agents use over
-/// `params` parameters, and returns the parameter updates done: a bench times it over a
-/// set that fits in the L1 cache to learn this CPU's rate for Adam's arithmetic (a square
-/// root and a division per parameter), the compute bound of the optimiser's phase.
-///
-/// ```no_run
-/// let start = std::time::Instant::now();
-/// let updates = bsuite_baselines::agents::host_adam(2048, 1000);
-/// println!("{:.2} ns a parameter", start.elapsed().as_secs_f64() * 1e9 / updates);
-/// ```
-pub fn host_adam(params: usize, reps: u32) -> f64 {
-    let mut w: Vec<f32> = (0..params).map(|i| (i % 97) as f32 * 1e-2).collect();
-    let (mut m, mut v) = (vec![0.0f32; params], vec![0.0f32; params]);
-    let mut g = vec![0.0f32; params];
-    for t in 1..=u64::from(reps) {
-        for (i, g) in g.iter_mut().enumerate() {
-            *g = ((i % 13) as f32 - 6.0) * 1e-3;
-        }
-        let step = host::OptStep::new(config::Optimizer::Adam, 1e-3, t);
-        host::apply(std::hint::black_box(&mut w), &mut m, &mut v, &mut g, step);
-    }
-    std::hint::black_box(&w);
-    params as f64 * f64::from(reps)
-}
-
-/// Sums `xs` with the host kernels' widest loads, in 128 interleaved partial sums: a bench
-/// times it over a buffer of a given size to learn this CPU's read bandwidth from the cache
-/// level that holds it, the memory bound of the recurrent agents.
-///
-/// ```no_run
-/// let xs = vec![1.0f32; 1 << 20];
-/// let start = std::time::Instant::now();
-/// assert_eq!(bsuite_baselines::agents::host_sum(&xs), (1 << 20) as f32);
-/// println!("{:.1} GB/s", 4e-9 * xs.len() as f64 / start.elapsed().as_secs_f64());
-/// ```
-pub fn host_sum(xs: &[f32]) -> f32 {
-    let whole = xs.len() / host::READ_LANES * host::READ_LANES;
-    let mut lanes = [0.0f32; host::READ_LANES];
-    host::add_lanes(&mut lanes, &xs[..whole]);
-    lanes.iter().chain(&xs[whole..]).sum()
-}
-
 /// The LibTorch device of an agent's setup (checked by [`check_device`] before a run).
+#[cfg(feature = "libtorch")]
 fn torch_device(setup: &AgentSetup) -> Device {
     match setup.device {
         ComputeDevice::Cpu => Device::Cpu,
@@ -170,220 +296,59 @@ fn torch_device(setup: &AgentSetup) -> Device {
 /// One intra-op thread per worker: these networks are far too small to gain from more, and
 /// the runner already keeps every core busy with one id each. LibTorch keeps the setting
 /// per thread, so each agent sets it on the thread that builds it.
+#[cfg(feature = "libtorch")]
 pub(crate) fn init_threads() {
     tch::set_num_threads(1);
 }
 
-fn replica_spec(setup: &AgentSetup) -> ReplicaSpec {
-    ReplicaSpec {
-        observation_spec: setup.observation_spec.clone(),
-        action_spec: setup.action_spec,
-        seed: setup.seed,
-    }
-}
-
-/// An agent for one id: `host`'s replica on the CPU, `tensor`'s agent on a GPU (where the
-/// host engines do not run).
-fn one<H: Agent + 'static, T: Agent + 'static>(
-    setup: &AgentSetup,
-    host: fn(&AgentConfig, &[ReplicaSpec]) -> H,
-    tensor: fn(&AgentSetup) -> T,
-) -> Box<dyn Agent> {
-    if setup.device == ComputeDevice::Cpu {
-        Box::new(host(&setup.config, &[replica_spec(setup)]))
-    } else {
-        Box::new(tensor(setup))
-    }
-}
-
-/// Agents for many ids: `host`'s replicas in one batch on the CPU, `tensor`'s agents one by
-/// one on a GPU. The replicas of a batch share one configuration but for their seeds (a
-/// run has one).
-fn batch<H: BatchAgent + 'static, T: Agent + 'static>(
-    setups: &[AgentSetup],
-    host: fn(&AgentConfig, &[ReplicaSpec]) -> H,
-    tensor: fn(&AgentSetup) -> T,
-) -> Box<dyn BatchAgent> {
-    if setups.iter().all(|s| s.device == ComputeDevice::Cpu) {
-        let Some(first) = setups.first() else {
-            return Box::new(OneByOne(Vec::<T>::new()));
-        };
-        // Each replica has its own seed (in its spec); everything else is shared.
-        let unseeded = |c: &AgentConfig| -> Vec<String> {
-            c.entries()
-                .filter(|(key, _)| *key != "seed")
-                .map(|(key, value)| format!("{key}={value}"))
-                .collect()
-        };
-        let shared = unseeded(&first.config);
-        assert!(
-            setups.iter().all(|s| unseeded(&s.config) == shared),
-            "the replicas of a batch share one configuration but for the seed"
-        );
-        let specs: Vec<ReplicaSpec> = setups.iter().map(replica_spec).collect();
-        Box::new(host(&first.config, &specs))
-    } else {
-        Box::new(OneByOne(setups.iter().map(tensor).collect()))
-    }
-}
-
-fn host_dqn(config: &AgentConfig, specs: &[ReplicaSpec]) -> DqnReplicas {
-    DqnReplicas::new(DqnConfig::from_config(config), specs)
-}
-
-fn tensor_dqn(s: &AgentSetup) -> Dqn {
-    Dqn::new(
-        &s.observation_spec,
-        &s.action_spec,
-        DqnConfig::from_config(&s.config),
-        s.seed,
-        torch_device(s),
-    )
-}
-
-fn host_boot_dqn(config: &AgentConfig, specs: &[ReplicaSpec]) -> DqnReplicas {
-    DqnReplicas::bootstrapped(BootDqnConfig::from_config(config), specs)
-}
-
-fn tensor_boot_dqn(s: &AgentSetup) -> BootDqn {
-    BootDqn::new(
-        &s.observation_spec,
-        &s.action_spec,
-        BootDqnConfig::from_config(&s.config),
-        s.seed,
-        torch_device(s),
-    )
-}
-
-fn host_actor_critic(config: &AgentConfig, specs: &[ReplicaSpec]) -> ActorCriticReplicas {
-    ActorCriticReplicas::feed_forward(ActorCriticConfig::from_config(config), specs)
-}
-
-fn tensor_actor_critic(s: &AgentSetup) -> ActorCritic {
-    ActorCritic::new(
-        &s.observation_spec,
-        &s.action_spec,
-        ActorCriticConfig::from_config(&s.config),
-        s.seed,
-        torch_device(s),
-    )
-}
-
-/// actor_critic_rnn and actor_critic_rnn_reset, which differ in their tables' default of
-/// `reset_training_state`.
-fn host_actor_critic_rnn(config: &AgentConfig, specs: &[ReplicaSpec]) -> ActorCriticReplicas {
-    ActorCriticReplicas::recurrent(ActorCriticRnnConfig::from_config(config), specs)
-}
-
-fn tensor_actor_critic_rnn(s: &AgentSetup) -> ActorCriticRnn {
-    ActorCriticRnn::new(
-        &s.observation_spec,
-        &s.action_spec,
-        ActorCriticRnnConfig::from_config(&s.config),
-        s.seed,
-        torch_device(s),
-    )
-}
-
-/// The keys of one of [`crate::factory::LIBTORCH_AGENTS`].
-fn keys(name: &str) -> &'static [Key] {
-    crate::config::keys(name).unwrap_or_default()
-}
-
-/// The LibTorch agents by name, for [`crate::factory`].
-pub fn entries() -> Vec<AgentEntry> {
-    vec![
-        AgentEntry {
-            name: "dqn",
-            keys: keys("dqn"),
-            description: "DQN: MLP[64,64], Adam 1e-3, batch 32, replay 10000, ε 0.05 (LibTorch)",
-            make: |s| one(s, host_dqn, tensor_dqn),
-            batching: Some(Batching {
-                key: |s| DqnReplicas::batch_key(&s.action_spec),
-                make: |s| batch(s, host_dqn, tensor_dqn),
-                // A step makes no LibTorch call to amortise, and a replica alone keeps its
-                // data in cache: the 20 catch ids, 1000 episodes, take 2.56-2.65 s one by
-                // one against 2.89-2.93 s in a batch of 32 (deep_sea and mnist: 2.9 s
-                // against 3.4 s).
-                default_size: 1,
-            }),
-        },
-        AgentEntry {
-            name: "boot_dqn",
-            keys: keys("boot_dqn"),
-            description: "bootstrapped DQN, 20 members with prior networks (scale 5) (LibTorch)",
-            make: |s| one(s, host_boot_dqn, tensor_boot_dqn),
-            batching: Some(Batching {
-                key: |s| DqnReplicas::batch_key(&s.action_spec),
-                make: |s| batch(s, host_boot_dqn, tensor_boot_dqn),
-                // A replica's 20 members already make each product a batch; more replicas
-                // only add cache pressure (catch: 0.68 ms a step alone, 1.04 ms in a batch
-                // of 20, `cargo xtask bench agents`).
-                default_size: 1,
-            }),
-        },
-        AgentEntry {
-            name: "actor_critic",
-            keys: keys("actor_critic"),
-            description: "A2C, MLP[64,64], TD(0.9) over 32 steps, Adam 3e-3 (LibTorch)",
-            make: |s| one(s, host_actor_critic, tensor_actor_critic),
-            batching: Some(Batching {
-                key: |_| 0,
-                make: |s| batch(s, host_actor_critic, tensor_actor_critic),
-                default_size: 32,
-            }),
-        },
-        AgentEntry {
-            name: "actor_critic_rnn",
-            keys: keys("actor_critic_rnn"),
-            description: "recurrent A2C, MLP[256,256] + LSTM 256 (LibTorch)",
-            make: |s| one(s, host_actor_critic_rnn, tensor_actor_critic_rnn),
-            batching: Some(Batching {
-                key: |_| 0,
-                make: |s| batch(s, host_actor_critic_rnn, tensor_actor_critic_rnn),
-                // Each replica streams its own 2.4 MB of weights every step, and its 9.7 MB
-                // of weights, gradients and Adam moments every SGD step: one at a time they
-                // stay in the L3 cache, while a batch of 20 streams them from DRAM, whose
-                // floor is 2.3x higher and which runs 2.3x slower per step (`cargo xtask
-                // bench agents`, its lockstep column).
-                default_size: 1,
-            }),
-        },
-        AgentEntry {
-            name: "actor_critic_rnn_reset",
-            keys: keys("actor_critic_rnn_reset"),
-            description: "actor_critic_rnn with its training LSTM state reset at episode ends \
-                          (a fix of quirk 33; not bsuite's agent) (LibTorch)",
-            make: |s| one(s, host_actor_critic_rnn, tensor_actor_critic_rnn),
-            batching: None,
-        },
-    ]
-}
-
 #[cfg(test)]
 mod tests {
-    /// Tools that do not link LibTorch route these names by `LIBTORCH_AGENTS`, so the two
-    /// lists must agree.
+    use super::*;
+
+    /// Tools route these names by `LIBTORCH_AGENTS` (the agents with a LibTorch engine),
+    /// so the two lists must agree; and every entry of the table has a configuration table
+    /// and a folder of its own here.
     #[test]
-    fn the_libtorch_agent_names_are_the_entries() {
+    fn every_reference_agent_is_in_the_table() {
         let names: Vec<&str> = super::entries().iter().map(|e| e.name).collect();
         assert_eq!(names, crate::factory::LIBTORCH_AGENTS);
+        let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/agents");
+        for name in names.iter().chain(&["random"]) {
+            assert!(crate::config::keys(name).is_some(), "{name} has no keys");
+            // The variant lives with the agent it varies.
+            let folder = name.trim_end_matches("_reset");
+            assert!(
+                here.join(folder).join("mod.rs").is_file(),
+                "{name} has no folder"
+            );
+        }
     }
 
-    /// The bench's bandwidth probe reads every element once, lanes and remainder alike.
+    /// The engine's name parses back, and is what the descriptions end with.
     #[test]
-    fn host_sum_reads_every_element() {
-        for n in [0, 5, 128, 300, 4096] {
-            let xs: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
-            let exact: f32 = (0..n).map(|i| (i % 7) as f32).sum();
-            assert_eq!(super::host_sum(&xs), exact, "{n} elements");
+    fn engines_parse_and_label_the_descriptions() {
+        for engine in [Engine::Host, Engine::LibTorch] {
+            assert_eq!(engine.to_string().parse::<Engine>(), Ok(engine));
+        }
+        assert!("torch".parse::<Engine>().is_err());
+        assert_eq!(engine(), Engine::Host, "the host engine is the default");
+        for entry in entries() {
+            assert!(
+                entry.description.ends_with(" (host engine)"),
+                "{}",
+                entry.description
+            );
+            assert!(
+                !entry.description.contains("LibTorch"),
+                "{}",
+                entry.description
+            );
         }
     }
 
     /// The tables' defaults build the reference agents, whose bits the other tests pin.
     #[test]
     fn default_configurations_are_the_reference_agents() {
-        use super::*;
         let defaults = |name| AgentConfig::defaults(name).unwrap();
         assert_eq!(
             DqnConfig::from_config(&defaults("dqn")),

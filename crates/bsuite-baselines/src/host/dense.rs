@@ -12,8 +12,8 @@
 use bsuite_envs::RandomState;
 
 use crate::config::Optimizer;
+use crate::host::truncated_normal;
 use crate::host::{self, OptStep};
-use crate::libtorch::truncated_normal;
 
 /// A replica's parameters, their gradients and optimiser state (Adam's moments, or
 /// RMSProp's `ν` in `v`), in flat buffers; layers hold offsets into them.

@@ -5,19 +5,7 @@ use bsuite_envs::RandomState;
 use tch::{nn, Device, Kind, Tensor};
 
 use crate::config::Optimizer;
-
-/// `n` draws of Haiku's default Linear weight initialiser: a normal with standard deviation
-/// `stddev`, redrawn outside two standard deviations.
-pub(crate) fn truncated_normal(rng: &mut RandomState, n: usize, stddev: f64) -> Vec<f32> {
-    (0..n)
-        .map(|_| loop {
-            let z = rng.randn();
-            if z.abs() <= 2.0 {
-                break (z * stddev) as f32;
-            }
-        })
-        .collect()
-}
+use crate::host::truncated_normal;
 
 /// A tensor of `shape` with `values`, on `device`.
 pub(crate) fn tensor(values: &[f32], shape: &[i64], device: Device) -> Tensor {

@@ -18,9 +18,10 @@
 use bsuite_envs::{RandomState, TimeStep};
 
 use crate::agent::{Agent, BatchAgent};
+use crate::agents::a2c::sample_softmax;
 use crate::agents::a2c::sequence::{lambda_returns, Buffer};
-use crate::agents::actor_critic::libtorch::{sample_softmax, ActorCriticConfig};
-use crate::agents::actor_critic_rnn::libtorch::ActorCriticRnnConfig;
+use crate::agents::actor_critic::ActorCriticConfig;
+use crate::agents::actor_critic_rnn::ActorCriticRnnConfig;
 use crate::agents::q_learning::host::ReplicaSpec;
 use crate::host::dense::{Linear, Lstm, LstmState, Mlp, Params, StatePair, Unroll};
 

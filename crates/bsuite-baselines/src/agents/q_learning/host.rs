@@ -33,14 +33,14 @@
 use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 
 use crate::agent::{Agent, BatchAgent};
-use crate::agents::boot_dqn::libtorch::BootDqnConfig;
-use crate::agents::dqn::libtorch::DqnConfig;
-use crate::agents::q_learning::q_ensemble::greedy;
+use crate::agents::boot_dqn::BootDqnConfig;
+use crate::agents::dqn::DqnConfig;
+use crate::agents::q_learning::greedy;
 use crate::agents::q_learning::sparse_replay::SparseReplay;
 use crate::config::Optimizer;
 use crate::host::dense::{Linear, Mlp, Params};
+use crate::host::truncated_normal;
 use crate::host::{self, pad16, AdamStep, Entry, OptStep};
-use crate::libtorch::truncated_normal;
 
 /// What one replica is built from.
 #[derive(Clone, Debug, PartialEq)]
@@ -602,7 +602,6 @@ impl DqnReplicas {
     }
 
     fn with_settings(config: Settings, specs: &[ReplicaSpec]) -> Self {
-        crate::agents::init_threads();
         assert!(
             !config.hidden.is_empty(),
             "DQN needs at least one hidden layer"

@@ -198,23 +198,10 @@ impl QHead {
     }
 }
 
-/// A greedy action with ties broken uniformly (`np.random.choice` over the argmax set); the
-/// generator is only drawn from when there is a tie.
-pub(crate) fn greedy(q_values: &[f32], rng: &mut RandomState) -> usize {
-    let max = q_values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let best: Vec<usize> = (0..q_values.len())
-        .filter(|&a| q_values[a] == max)
-        .collect();
-    match best.len() {
-        0 => rng.randint(q_values.len()), // all NaN: any action
-        1 => best[0],
-        n => best[rng.randint(n)],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agents::q_learning::greedy;
 
     #[test]
     fn ties_are_broken_among_the_best() {
