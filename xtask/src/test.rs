@@ -84,3 +84,43 @@ pub fn run(args: TestArgs) -> Result<()> {
         "cargo test -p bsuite-baselines --features libtorch --release",
     )
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every library crate packages for crates.io (metadata, versioned path dependencies,
+    /// files within its `include`): what a Rust user who depends on `bsuite-envs`,
+    /// `bsuite-logging`, `bsuite-analysis`, `bsuite-report` or `bsuite-baselines` gets.
+    /// `--no-verify` skips compiling the packages; the workspace's own tests compile them.
+    #[test]
+    fn every_library_crate_packages() {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let target = std::env::temp_dir().join(format!("bsuite-package-{}", std::process::id()));
+        let out = std::process::Command::new(cargo)
+            .args([
+                "package",
+                "--workspace",
+                "--no-verify",
+                "--allow-dirty",
+                "--offline",
+            ])
+            .args([
+                "--exclude",
+                "xtask",
+                "--exclude",
+                "bsuite-py",
+                "--manifest-path",
+            ])
+            .arg(super::libtorch::workspace_root().join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(!stderr.contains("warning"), "{stderr}");
+        for name in ["envs", "logging", "analysis", "report", "baselines"] {
+            let krate = target.join(format!("package/bsuite-{name}-0.1.0.crate"));
+            assert!(krate.is_file(), "{} is missing:\n{stderr}", krate.display());
+        }
+        std::fs::remove_dir_all(&target).unwrap();
+    }
+}

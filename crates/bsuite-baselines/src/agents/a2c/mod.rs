@@ -1,5 +1,5 @@
 //! What the feed-forward and recurrent actor-critic agents share: the host engine that runs
-//! both ([`host`]), the trajectory buffer and TD(λ) returns ([`sequence`]), and softmax
+//! both (`host.rs`), the trajectory buffer and TD(λ) returns (`sequence.rs`), and softmax
 //! sampling.
 
 use bsuite_envs::RandomState;

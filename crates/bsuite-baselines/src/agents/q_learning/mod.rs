@@ -1,7 +1,7 @@
-//! What DQN and bootstrapped DQN share: the host engine that runs both ([`host`]: one
-//! replica per id, DQN as an ensemble of one), its replay ([`sparse_replay`]), and, for the
-//! LibTorch definitions, the Q-network ensemble ([`q_ensemble`]) and tensor replay
-//! ([`replay`]).
+//! What DQN and bootstrapped DQN share: the host engine that runs both (`host.rs`: one
+//! replica per id, DQN as an ensemble of one), its replay (`sparse_replay.rs`), and, for the
+//! LibTorch definitions, the Q-network ensemble (`q_ensemble.rs`) and tensor replay
+//! (`replay.rs`).
 
 use bsuite_envs::RandomState;
 
