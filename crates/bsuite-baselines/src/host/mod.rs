@@ -100,6 +100,12 @@ pub(crate) fn pad16(n: usize) -> usize {
 
 /// Defines a kernel once and compiles it for AVX-512, AVX2 and the baseline, picking the
 /// widest the CPU has at run time. All three give the same bits (see the module docs).
+///
+/// Hand-written rather than `multiversion`'s attribute, which generates the same clones
+/// and dispatch: the widths must be selectable on one CPU to compare their bits and speed
+/// (`BSUITE_NO_SIMD`, `BSUITE_NO_AVX512`, read by `simd_level`), which multiversion's own
+/// detection does not offer, and the macro is the whole of it. `pulp` would change the
+/// loops into explicit SIMD types, and with them the order of the sums that pins the bits.
 macro_rules! kernel {
     ($(#[$meta:meta])* pub(crate) fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
         $(#[$meta])*
