@@ -4,7 +4,7 @@
 //! mean entropy of the acting policy over those episodes' steps, and their mean return.
 //!
 //! ```sh
-//! cargo xtask libtorch run --release -p bsuite-baselines --features tch \
+//! cargo xtask libtorch run --release -p bsuite-baselines --features libtorch \
 //!     --example rnn_cell_trace -- memory_len/2 [SEED] [EPISODES] [EVERY] [reset]
 //! ```
 //!

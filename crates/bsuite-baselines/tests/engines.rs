@@ -125,3 +125,23 @@ fn a_description_written_by_an_older_build_does_not_block_resuming() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--engine libtorch` runs the LibTorch definitions, and the manifest says so.
+#[cfg(feature = "libtorch")]
+#[test]
+fn the_manifest_names_the_libtorch_engine() {
+    let dir = scratch("libtorch");
+    let out = bsuite_run(&dir, &["--engine", "libtorch"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest = RunManifest::read(&dir).unwrap().unwrap();
+    assert!(
+        manifest.description.ends_with("(LibTorch)"),
+        "{}",
+        manifest.description
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

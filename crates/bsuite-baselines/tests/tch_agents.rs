@@ -1,6 +1,6 @@
 //! Short training runs of every LibTorch agent against real LibTorch, and reproducibility
 //! from (agent, bsuite_id, seed). Run with `cargo xtask test` (or, with `LIBTORCH` set,
-//! `cargo test -p bsuite-baselines --features tch --release`).
+//! `cargo test -p bsuite-baselines --features libtorch --release`).
 #![cfg(feature = "libtorch")]
 
 use std::collections::BTreeMap;
@@ -307,6 +307,32 @@ fn host_and_tensor_agents_agree_on_every_optimizer() {
             );
         }
     }
+}
+
+/// The recurrent agent's host engine and its LibTorch definition act alike from the same
+/// seed (small layers, so that the test stays short; the LSTM's activations differ between
+/// the two by an ulp or two, so the runs may part late).
+#[test]
+fn host_and_tensor_recurrent_agents_agree() {
+    use agents::{ActorCriticRnn, ActorCriticRnnConfig};
+    let config = config("actor_critic_rnn", 0, &["hidden_sizes=32"]);
+    let (env, setup) = setup("catch/0", config.clone());
+    let mut host = (factory::agent("actor_critic_rnn").unwrap().make)(&setup);
+    let host = train_agent(&mut *host, env, 60);
+    let mut tensor = ActorCriticRnn::new(
+        &setup.observation_spec,
+        &setup.action_spec,
+        ActorCriticRnnConfig::from_config(&config),
+        0,
+        agents::Device::Cpu,
+    );
+    let env = "catch/0".parse::<BsuiteId>().unwrap().load().unwrap();
+    let tensor = train_agent(&mut tensor, env, 60);
+    let agree = (host.actions.iter().zip(&tensor.actions))
+        .take_while(|(a, b)| a == b)
+        .count();
+    println!("actor_critic_rnn: the same {agree} actions");
+    assert!(agree >= 300, "they part after {agree} steps");
 }
 
 /// Reward noise changes bootstrapped DQN's training only when it is on; the tensor agent

@@ -43,6 +43,8 @@ pub mod random;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+#[cfg(feature = "libtorch")]
+pub use crate::libtorch::{check_device, Device, DeviceError};
 pub use a2c::host::{ActorCriticReplicas, RecurrentProbe};
 #[cfg(feature = "libtorch")]
 pub use actor_critic::libtorch::ActorCritic;
@@ -58,8 +60,6 @@ pub use dqn::libtorch::Dqn;
 pub use dqn::DqnConfig;
 pub use q_learning::host::{DqnReplicas, ReplicaSpec};
 pub use random::Random;
-#[cfg(feature = "libtorch")]
-pub use tch::Device;
 
 #[cfg(feature = "libtorch")]
 use crate::agent::ComputeDevice;
@@ -235,70 +235,6 @@ pub fn entries() -> Vec<AgentEntry> {
         actor_critic_rnn::entry(),
         actor_critic_rnn::reset_entry(),
     ]
-}
-
-#[cfg(feature = "libtorch")]
-/// The LibTorch device of `device`, checking that CUDA is there when asked for.
-///
-/// ```no_run
-/// use bsuite_baselines::factory::ComputeDevice;
-///
-/// assert_eq!(bsuite_baselines::agents::check_device(ComputeDevice::Cpu), Ok(tch::Device::Cpu));
-/// ```
-pub fn check_device(device: ComputeDevice) -> Result<Device, DeviceError> {
-    let index = match device {
-        ComputeDevice::Cpu => return Ok(Device::Cpu),
-        ComputeDevice::Cuda(index) => index,
-    };
-    if !tch::Cuda::is_available() {
-        return Err(DeviceError::NoCuda { device });
-    }
-    let count = tch::Cuda::device_count() as usize;
-    if index >= count {
-        return Err(DeviceError::NoSuchDevice { device, count });
-    }
-    Ok(Device::Cuda(index))
-}
-
-#[cfg(feature = "libtorch")]
-/// Why the LibTorch agents cannot compute on the asked-for device ([`check_device`]).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum DeviceError {
-    /// CUDA was asked for, and this build or machine has none.
-    #[error(
-        "--device {device}: CUDA is not available to this build (no NVIDIA GPU or driver, \
-         or LibTorch's CUDA libraries are not loaded; `cargo xtask bench-all ... --device \
-         cuda` installs LibTorch's CUDA variant on a machine with a GPU); use --device cpu"
-    )]
-    NoCuda {
-        /// The device asked for.
-        device: ComputeDevice,
-    },
-    /// A CUDA device beyond those the machine has.
-    #[error("--device {device}: only {count} CUDA device(s)")]
-    NoSuchDevice {
-        /// The device asked for.
-        device: ComputeDevice,
-        /// The CUDA devices there are.
-        count: usize,
-    },
-}
-
-/// The LibTorch device of an agent's setup (checked by [`check_device`] before a run).
-#[cfg(feature = "libtorch")]
-fn torch_device(setup: &AgentSetup) -> Device {
-    match setup.device {
-        ComputeDevice::Cpu => Device::Cpu,
-        ComputeDevice::Cuda(index) => Device::Cuda(index),
-    }
-}
-
-/// One intra-op thread per worker: these networks are far too small to gain from more, and
-/// the runner already keeps every core busy with one id each. LibTorch keeps the setting
-/// per thread, so each agent sets it on the thread that builds it.
-#[cfg(feature = "libtorch")]
-pub(crate) fn init_threads() {
-    tch::set_num_threads(1);
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ fn tensor(s: &crate::agent::AgentSetup) -> Box<dyn crate::Agent> {
         &s.action_spec,
         ActorCriticConfig::from_config(&s.config),
         s.seed,
-        crate::agents::torch_device(s),
+        crate::libtorch::torch_device(s),
     ))
 }
 

@@ -39,7 +39,7 @@ impl BootDqn {
         seed: u32,
         device: Device,
     ) -> Self {
-        crate::agents::init_threads();
+        crate::libtorch::init_threads();
         let obs_len = observation_spec.len();
         let num_actions = action_spec.num_actions;
         let mut rng = RandomState::new(seed);

@@ -111,7 +111,7 @@ fn tensor(s: &crate::agent::AgentSetup) -> Box<dyn crate::Agent> {
         &s.action_spec,
         BootDqnConfig::from_config(&s.config),
         s.seed,
-        crate::agents::torch_device(s),
+        crate::libtorch::torch_device(s),
     ))
 }
 
