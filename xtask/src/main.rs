@@ -154,6 +154,8 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 return Ok(());
             }
+            // Refused before the optimised build, as before LibTorch's.
+            args.sweep.check_config()?;
             if bench::reexec_optimised()? {
                 return Ok(());
             }
