@@ -1,5 +1,5 @@
 //! Records the git revision the crate is built from (for the results manifest) and, with
-//! the `tch` feature, bakes LibTorch's library directory into this crate's binaries, tests
+//! the `libtorch` feature, bakes LibTorch's library directory into this crate's binaries, tests
 //! and examples as an rpath, so they run without `LD_LIBRARY_PATH`.
 
 use std::path::Path;
@@ -39,7 +39,7 @@ fn record_git_revision() {
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     record_git_revision();
-    if std::env::var_os("CARGO_FEATURE_TCH").is_none() {
+    if std::env::var_os("CARGO_FEATURE_LIBTORCH").is_none() {
         return;
     }
     // torch-sys (`links = "tch"`) publishes the directory it linked against.

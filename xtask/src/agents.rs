@@ -12,8 +12,9 @@ use bsuite_baselines::factory::LIBTORCH_AGENTS;
 pub fn run() -> Result<()> {
     let mut out = String::new();
     for (agent, keys) in config::all() {
+        // Every agent runs on the host; these have a LibTorch engine besides.
         let libtorch = if LIBTORCH_AGENTS.contains(agent) {
-            " (LibTorch)"
+            " (host engine; --engine libtorch runs its LibTorch definition)"
         } else {
             ""
         };

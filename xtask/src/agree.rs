@@ -282,7 +282,7 @@ pub fn run(args: &AgreeArgs) -> Result<()> {
             if let Some(n) = args.num_episodes {
                 bsuite_run.extend(["--num-episodes".into(), n.to_string().into()]);
             }
-            libtorch::run_tch_bin("bsuite-run", &bsuite_run, false)?;
+            libtorch::run_baselines_bin("bsuite-run", &bsuite_run, None)?;
         }
         ours_dirs.push(dir);
     }

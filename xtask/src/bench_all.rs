@@ -1,11 +1,34 @@
 //! `cargo xtask bench-all <agent>`: run an agent on a set of bsuite_ids (all 468 by default)
 //! in parallel, one bsuite CSV per id, resumable and shardable, then print the scores. The
-//! sweep itself is `bsuite_baselines::sweep`; the LibTorch agents run it from their own
-//! binary, `bsuite-run`, with the same arguments.
+//! sweep itself is `bsuite_baselines::sweep`, run here for every agent on its host engine
+//! (no LibTorch); `--engine libtorch` and `--device cuda` run it from `bsuite-run` built
+//! with the `libtorch` feature, with the same arguments.
 
 use anyhow::Result;
-use bsuite_baselines::factory;
+use bsuite_baselines::agents::Engine;
+use bsuite_baselines::factory::{self, ComputeDevice};
 use bsuite_baselines::sweep::{self, SweepArgs};
+
+/// `cargo xtask bench-all`'s arguments: a sweep's, and what computes the reference agents.
+#[derive(clap::Args, Debug)]
+pub struct BenchAllArgs {
+    /// The sweep.
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+    /// What computes the reference agents: `host` (Rust loops; no LibTorch is provisioned)
+    /// or `libtorch` (their LibTorch definitions: LibTorch is found or installed and
+    /// bsuite-run is built with it). `--device cuda` implies `libtorch`.
+    #[arg(long, default_value_t = Engine::Host)]
+    pub engine: Engine,
+}
+
+impl BenchAllArgs {
+    /// Whether this run needs LibTorch, and then whether its CUDA variant.
+    pub fn libtorch(&self) -> Option<bool> {
+        let cuda = matches!(self.sweep.device, ComputeDevice::Cuda(_));
+        (self.engine == Engine::LibTorch || cuda).then_some(cuda)
+    }
+}
 
 /// Runs `cargo xtask bench-all` for an agent built into xtask (those without LibTorch).
 pub fn run(args: SweepArgs) -> Result<()> {

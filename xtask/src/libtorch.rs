@@ -1,8 +1,9 @@
-//! LibTorch for the tch agents: find it or install it, then build and run tch code against it.
+//! LibTorch for the agents' LibTorch engine: find it or install it, then build and run
+//! tch code against it. The host engines need none of this.
 //!
 //! xtask itself never links LibTorch. It resolves a LibTorch 2.11.0 directory (the version
 //! tch 0.24 is written for) and hands it to cargo as `LIBTORCH` when it builds
-//! `bsuite-baselines` with `--features tch`; the crate's build script bakes the library
+//! `bsuite-baselines` with `--features libtorch`; the crate's build script bakes the library
 //! directory into the binaries as an rpath, so they run without `LD_LIBRARY_PATH`.
 //!
 //! Where LibTorch comes from, first match wins:
@@ -335,19 +336,32 @@ pub fn dies_with_xtask(command: &mut Command) -> &mut Command {
     command
 }
 
-/// Provisions LibTorch, builds `bin` of bsuite-baselines with `--release --features tch`
-/// and runs it with `args` (the first build compiles LibTorch's C++ bindings: about five
-/// minutes on two cores).
-pub fn run_tch_bin(bin: &str, args: &[OsString], cuda: bool) -> Result<()> {
-    let libtorch = provision(cuda)?;
-    bsuite_baselines::errln!(
-        "xtask: LibTorch {TORCH_VERSION} from {} ({}); building {bin} (--release --features tch)...",
-        libtorch.source,
-        libtorch.root.display()
-    );
-    let mut command = cargo(&libtorch, cuda);
+/// Builds `bin` of bsuite-baselines with `--release` and runs it with `args`. With
+/// `libtorch: Some(cuda)`, LibTorch (its CUDA variant if `cuda`) is provisioned first and
+/// the build has the `libtorch` feature (its first build compiles LibTorch's C++ bindings:
+/// about five minutes on two cores); with `None`, the build has no LibTorch at all.
+pub fn run_baselines_bin(bin: &str, args: &[OsString], libtorch: Option<bool>) -> Result<()> {
+    let mut command = match libtorch {
+        Some(cuda) => {
+            let libtorch = provision(cuda)?;
+            bsuite_baselines::errln!(
+                "xtask: LibTorch {TORCH_VERSION} from {} ({}); building {bin} (--release \
+                 --features libtorch)...",
+                libtorch.source,
+                libtorch.root.display()
+            );
+            let mut command = cargo(&libtorch, cuda);
+            command.args(["run", "--quiet", "--release", "--features", "libtorch"]);
+            command
+        }
+        None => {
+            let mut command =
+                Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+            command.args(["run", "--quiet", "--release", "--features", "cli"]);
+            command
+        }
+    };
     command
-        .args(["run", "--quiet", "--release", "--features", "tch"])
         .arg("--manifest-path")
         .arg(workspace_root().join("Cargo.toml"))
         .args(["--package", "bsuite-baselines", "--bin", bin, "--"])
@@ -368,13 +382,13 @@ pub fn forward_bench_all(cuda: bool) -> Result<()> {
         .skip_while(|arg| arg != "bench-all")
         .skip(1)
         .collect();
-    run_tch_bin("bsuite-run", &args, cuda)
+    run_baselines_bin("bsuite-run", &args, Some(cuda))
 }
 
 /// `cargo xtask bench agents [-- ARGS...]`: bsuite-bench-agents, by default dqn and
 /// boot_dqn on catch, one by one and batched.
 pub fn bench_agents(args: &[OsString]) -> Result<()> {
-    run_tch_bin("bsuite-bench-agents", args, false)
+    run_baselines_bin("bsuite-bench-agents", args, Some(false))
 }
 
 /// `cargo xtask libtorch [CARGO ARGS...]`: provision, then print the environment for plain
@@ -384,7 +398,7 @@ pub fn libtorch_command(cuda: bool, cargo_args: &[OsString]) -> Result<()> {
     if cargo_args.is_empty() {
         bsuite_baselines::errln!(
             "xtask: LibTorch {TORCH_VERSION} from {}; for plain cargo commands with \
-             --features tch:",
+             --features libtorch:",
             libtorch.source
         );
         bsuite_baselines::outln!("export LIBTORCH={}", libtorch.root.display());

@@ -66,7 +66,7 @@ enum Command {
     },
     /// Run an agent on many bsuite_ids (default: all 468) in parallel, one bsuite CSV per id;
     /// resumable (finished ids are skipped) and shardable (always built with optimisations).
-    BenchAll(bsuite_baselines::sweep::SweepArgs),
+    BenchAll(bench_all::BenchAllArgs),
     /// Compare a LibTorch agent with bsuite 0.3.6's own JAX agent over seeds on the same
     /// ids: scores and mean returns per id and experiment, a permutation test, the smallest
     /// detectable difference, and learning-curve plots (reference runs are cached).
@@ -90,9 +90,9 @@ enum Command {
     /// installed into venvs under `.bsuite/`), then the LibTorch agents' tests (LibTorch is
     /// found or installed first; see `cargo xtask libtorch`).
     Test(test::TestArgs),
-    /// Find or install LibTorch 2.11.0 for the tch agents and print `export LIBTORCH=...`,
-    /// or run `cargo ARGS...` with it (e.g. `cargo xtask libtorch clippy -p bsuite-baselines
-    /// --features tch --release`).
+    /// Find or install LibTorch 2.11.0 for the agents' LibTorch engine and print `export
+    /// LIBTORCH=...`, or run `cargo ARGS...` with it (e.g. `cargo xtask libtorch clippy -p
+    /// bsuite-baselines --features libtorch --release`).
     Libtorch {
         /// Provision the CUDA variant (for `--device cuda`).
         #[arg(long)]
@@ -144,22 +144,22 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Bench { target } => bench::run(target),
         Command::BenchAll(args) => {
-            if bsuite_baselines::factory::LIBTORCH_AGENTS.contains(&args.agent.as_str()) {
+            if let Some(cuda) = args.libtorch() {
+                let args = args.sweep;
                 // A bad configuration is refused before LibTorch is provisioned or built.
                 args.check_config()?;
-                libtorch::forward_bench_all(matches!(
-                    args.device,
-                    bsuite_baselines::factory::ComputeDevice::Cuda(_)
-                ))?;
+                libtorch::forward_bench_all(cuda)?;
                 if !args.no_score && !args.estimate {
                     bench_all::print_scores(&args.results_dir());
                 }
                 return Ok(());
             }
+            // Refused before the optimised build, as before LibTorch's.
+            args.sweep.check_config()?;
             if bench::reexec_optimised()? {
                 return Ok(());
             }
-            bench_all::run(args)
+            bench_all::run(args.sweep)
         }
         Command::Agree(args) => agree::run(&args),
         Command::Score(args) => score::run(&args),

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use bsuite_analysis::AgentResults;
 use bsuite_baselines::config::AgentConfig;
-use bsuite_baselines::factory::{self, LIBTORCH_AGENTS};
+use bsuite_baselines::factory;
 use bsuite_baselines::runner::Shard;
 use bsuite_baselines::sweep::{self, SweepArgs};
 use clap::{Args, Parser};
@@ -211,15 +211,12 @@ pub fn run(args: &StudyArgs) -> Result<()> {
                 variant.agent
             );
             let argv = variant_args(args, variant)?;
-            if LIBTORCH_AGENTS.contains(&variant.agent.as_str()) {
-                crate::libtorch::run_tch_bin("bsuite-run", &argv, false)?;
-            } else {
-                let command = SweepCommand::try_parse_from(
-                    std::iter::once(OsString::from("bench-all")).chain(argv),
-                )?;
-                let agent = factory::agent(&variant.agent)?;
-                sweep::run_sweep("study", agent, &command.sweep)?;
-            }
+            // Every agent runs here, on its host engine: no LibTorch is provisioned.
+            let command = SweepCommand::try_parse_from(
+                std::iter::once(OsString::from("bench-all")).chain(argv),
+            )?;
+            let agent = factory::agent(&variant.agent)?;
+            sweep::run_sweep("study", agent, &command.sweep)?;
         }
     }
     report(args, &study)

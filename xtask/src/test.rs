@@ -21,7 +21,7 @@ pub struct TestArgs {
 
 /// Runs `cargo test --workspace` (nothing there needs LibTorch), then the Python tests
 /// ([`crate::wheel::test`]: the wheel, a numpy-only smoke test and pytest), then provisions
-/// LibTorch and runs `cargo test -p bsuite-baselines --features tch --release --
+/// LibTorch and runs `cargo test -p bsuite-baselines --features libtorch --release --
 /// --include-ignored`: the agents train for a few hundred episodes in these tests, which
 /// needs optimised code, and bench-all's tch binaries share the release build. The tests
 /// ignored in debug builds run there; with `--no-tch`, `cargo test -p bsuite-baselines
@@ -63,7 +63,7 @@ pub fn run(args: TestArgs) -> Result<()> {
     }
     let libtorch = libtorch::provision(false)?;
     bsuite_baselines::errln!(
-        "xtask: cargo test -p bsuite-baselines --features tch --release -- --include-ignored \
+        "xtask: cargo test -p bsuite-baselines --features libtorch --release -- --include-ignored \
          (LibTorch from {}; \
          the first build compiles LibTorch's C++ bindings, about five minutes on two cores)",
         libtorch.source
@@ -74,13 +74,53 @@ pub fn run(args: TestArgs) -> Result<()> {
         "-p",
         "bsuite-baselines",
         "--features",
-        "tch",
+        "libtorch",
         "--release",
         "--",
         "--include-ignored",
     ]);
     libtorch::run_status(
         tch,
-        "cargo test -p bsuite-baselines --features tch --release",
+        "cargo test -p bsuite-baselines --features libtorch --release",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every library crate packages for crates.io (metadata, versioned path dependencies,
+    /// files within its `include`): what a Rust user who depends on `bsuite-envs`,
+    /// `bsuite-logging`, `bsuite-analysis`, `bsuite-report` or `bsuite-baselines` gets.
+    /// `--no-verify` skips compiling the packages; the workspace's own tests compile them.
+    #[test]
+    fn every_library_crate_packages() {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let target = std::env::temp_dir().join(format!("bsuite-package-{}", std::process::id()));
+        let out = std::process::Command::new(cargo)
+            .args([
+                "package",
+                "--workspace",
+                "--no-verify",
+                "--allow-dirty",
+                "--offline",
+            ])
+            .args([
+                "--exclude",
+                "xtask",
+                "--exclude",
+                "bsuite-py",
+                "--manifest-path",
+            ])
+            .arg(super::libtorch::workspace_root().join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(!stderr.contains("warning"), "{stderr}");
+        for name in ["envs", "logging", "analysis", "report", "baselines"] {
+            let krate = target.join(format!("package/bsuite-{name}-0.1.0.crate"));
+            assert!(krate.is_file(), "{} is missing:\n{stderr}", krate.display());
+        }
+        std::fs::remove_dir_all(&target).unwrap();
+    }
 }

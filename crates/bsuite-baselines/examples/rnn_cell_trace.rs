@@ -4,13 +4,13 @@
 //! mean entropy of the acting policy over those episodes' steps, and their mean return.
 //!
 //! ```sh
-//! cargo xtask libtorch run --release -p bsuite-baselines --features tch \
+//! cargo xtask libtorch run --release -p bsuite-baselines --features libtorch \
 //!     --example rnn_cell_trace -- memory_len/2 [SEED] [EPISODES] [EVERY] [reset]
 //! ```
 //!
 //! `reset` traces the variant that resets the training state at episode ends.
 
-use bsuite_baselines::tch_agents::{ActorCriticReplicas, ActorCriticRnnConfig, ReplicaSpec};
+use bsuite_baselines::agents::{ActorCriticReplicas, ActorCriticRnnConfig, ReplicaSpec};
 use bsuite_baselines::Agent;
 use bsuite_envs::Environment;
 

@@ -10,22 +10,58 @@
 //! `examples/custom_agent.rs` does all of this in a page:
 //! `cargo run --release -p bsuite-baselines --example custom_agent -- SWEEP`.
 //!
-//! The LibTorch baselines (`dqn`, `boot_dqn`, `actor_critic`, `actor_critic_rnn`) are in
-//! `tch_agents`, built with the `tch` feature; `cargo xtask bench-all dqn` provisions
-//! LibTorch and runs them.
+//! ```
+//! use bsuite_baselines::factory::{AgentEntry, AgentSetup};
+//! use bsuite_baselines::runner::{self, Progress, RunnerOptions};
+//! use bsuite_baselines::Agent;
+//! use bsuite_envs::TimeStep;
+//!
+//! /// Always stays put (action 1 of catch).
+//! struct Stay;
+//!
+//! impl Agent for Stay {
+//!     fn select_action(&mut self, _: &TimeStep) -> usize {
+//!         1
+//!     }
+//!     fn update(&mut self, _: &TimeStep, _: usize, _: &TimeStep) {}
+//! }
+//!
+//! let entry = AgentEntry {
+//!     name: "stay",
+//!     description: "always action 1",
+//!     keys: &[],
+//!     make: |_: &AgentSetup| Box::new(Stay),
+//!     batching: None,
+//! };
+//! let dir = std::env::temp_dir().join(format!("bsuite-baselines-doc-{}", std::process::id()));
+//! let options = RunnerOptions {
+//!     results_dir: dir.clone(),
+//!     num_episodes: Some(5),
+//!     ..RunnerOptions::default()
+//! };
+//! let ids = ["catch/0".parse().unwrap()];
+//! runner::run_ids(&ids, entry, &options, &Progress::default(), &|_| {}).unwrap();
+//! assert!(dir.join("bsuite_id_-_catch-0.csv").is_file());
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+//!
+//! # The reference agents
+//!
+//! [`agents`] has bsuite's baselines (`dqn`, `boot_dqn`, `actor_critic`,
+//! `actor_critic_rnn`), one folder each, on host engines that need no LibTorch; `cargo
+//! xtask bench-all dqn` runs them. Their readable LibTorch definitions, and `--engine
+//! libtorch` and `--device cuda`, come with the `libtorch` feature. The harness any agent
+//! uses is [`harness`], whose modules are re-exported here.
 
-mod agent;
-pub mod config;
-pub mod console;
-pub mod estimate;
-pub mod experiment;
-pub mod factory;
-pub mod random;
-pub mod runner;
-mod shard;
-pub mod sweep;
-#[cfg(feature = "tch")]
-pub mod tch_agents;
+pub mod harness;
+use harness::{agent, shard};
+pub use harness::{config, console, estimate, experiment, factory, runner, sweep};
+
+pub mod agents;
+pub mod host;
+#[cfg(feature = "libtorch")]
+pub mod libtorch;
+pub use agents::random;
 
 pub use agent::{Agent, BatchAgent, OneByOne};
 pub use experiment::{run, run_lockstep, run_verbose, run_with};

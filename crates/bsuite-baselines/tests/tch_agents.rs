@@ -1,17 +1,17 @@
 //! Short training runs of every LibTorch agent against real LibTorch, and reproducibility
 //! from (agent, bsuite_id, seed). Run with `cargo xtask test` (or, with `LIBTORCH` set,
-//! `cargo test -p bsuite-baselines --features tch --release`).
-#![cfg(feature = "tch")]
+//! `cargo test -p bsuite-baselines --features libtorch --release`).
+#![cfg(feature = "libtorch")]
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use bsuite_baselines::agents;
 use bsuite_baselines::config::AgentConfig;
 use bsuite_baselines::factory::{self, AgentSetup};
 use bsuite_baselines::runner::{self, Outcome, Progress, RunnerOptions};
-use bsuite_baselines::tch_agents;
 use bsuite_envs::{BsuiteId, Environment};
 
 /// What a training run leaves: each episode's return and the environment's counters after
@@ -108,12 +108,12 @@ fn train_agent(
 #[test]
 fn the_tensor_dqn_of_the_gpu_path_learns_catch() {
     let env = "catch/0".parse::<BsuiteId>().unwrap().load().unwrap();
-    let mut agent = tch_agents::Dqn::new(
+    let mut agent = agents::Dqn::new(
         &env.observation_spec(),
         &env.action_spec(),
-        tch_agents::DqnConfig::default(),
+        agents::DqnConfig::default(),
         0,
-        tch_agents::Device::Cpu,
+        agents::Device::Cpu,
     );
     let run = train_agent(&mut agent, env, 300);
     let late = run.mean_return(200..300);
@@ -168,7 +168,7 @@ fn actor_critic_rnn_remembers_one_step() {
 /// from the default ensemble: the configuration reaches the agent.
 #[test]
 fn boot_dqn_with_one_member_is_a_one_member_ensemble() {
-    use tch_agents::{BootDqnConfig, DqnReplicas, ReplicaSpec};
+    use agents::{BootDqnConfig, DqnReplicas, ReplicaSpec};
     for id in ["catch/0", "deep_sea/0"] {
         let configured = train_with(id, config("boot_dqn", 42, &["num_ensemble=1"]), 60);
         let (env, setup) = setup(id, config("boot_dqn", 42, &[]));
@@ -248,7 +248,7 @@ fn every_optimizer_runs_and_learns() {
 /// 1,002 (RMSProp) steps; the rest agree over all 1,350.
 #[test]
 fn host_and_tensor_agents_agree_on_every_optimizer() {
-    use tch_agents::{ActorCritic, ActorCriticConfig, BootDqn, BootDqnConfig, Dqn, DqnConfig};
+    use agents::{ActorCritic, ActorCriticConfig, BootDqn, BootDqnConfig, Dqn, DqnConfig};
     let boot = [
         "num_ensemble=3",
         "noise_scale=1",
@@ -268,7 +268,7 @@ fn host_and_tensor_agents_agree_on_every_optimizer() {
             let mut host = (factory::agent(agent).unwrap().make)(&setup);
             let host = train_agent(&mut *host, env, 150);
             let (obs, act) = (&setup.observation_spec, &setup.action_spec);
-            let device = tch_agents::Device::Cpu;
+            let device = agents::Device::Cpu;
             let mut tensor: Box<dyn bsuite_baselines::Agent> = match agent {
                 "dqn" => Box::new(Dqn::new(
                     obs,
@@ -309,6 +309,32 @@ fn host_and_tensor_agents_agree_on_every_optimizer() {
     }
 }
 
+/// The recurrent agent's host engine and its LibTorch definition act alike from the same
+/// seed (small layers, so that the test stays short; the LSTM's activations differ between
+/// the two by an ulp or two, so the runs may part late).
+#[test]
+fn host_and_tensor_recurrent_agents_agree() {
+    use agents::{ActorCriticRnn, ActorCriticRnnConfig};
+    let config = config("actor_critic_rnn", 0, &["hidden_sizes=32"]);
+    let (env, setup) = setup("catch/0", config.clone());
+    let mut host = (factory::agent("actor_critic_rnn").unwrap().make)(&setup);
+    let host = train_agent(&mut *host, env, 60);
+    let mut tensor = ActorCriticRnn::new(
+        &setup.observation_spec,
+        &setup.action_spec,
+        ActorCriticRnnConfig::from_config(&config),
+        0,
+        agents::Device::Cpu,
+    );
+    let env = "catch/0".parse::<BsuiteId>().unwrap().load().unwrap();
+    let tensor = train_agent(&mut tensor, env, 60);
+    let agree = (host.actions.iter().zip(&tensor.actions))
+        .take_while(|(a, b)| a == b)
+        .count();
+    println!("actor_critic_rnn: the same {agree} actions");
+    assert!(agree >= 300, "they part after {agree} steps");
+}
+
 /// Reward noise changes bootstrapped DQN's training only when it is on; the tensor agent
 /// of the GPU path runs with it too.
 #[test]
@@ -319,13 +345,13 @@ fn boot_dqn_reward_noise() {
     let noise = train_with("catch/0", config("boot_dqn", 3, &noisy), 80);
     assert_ne!(quiet.actions, noise.actions);
     let env = "catch/0".parse::<BsuiteId>().unwrap().load().unwrap();
-    let boot = tch_agents::BootDqnConfig::from_config(&config("boot_dqn", 3, &noisy));
-    let mut agent = tch_agents::BootDqn::new(
+    let boot = agents::BootDqnConfig::from_config(&config("boot_dqn", 3, &noisy));
+    let mut agent = agents::BootDqn::new(
         &env.observation_spec(),
         &env.action_spec(),
         boot,
         3,
-        tch_agents::Device::Cpu,
+        agents::Device::Cpu,
     );
     let run = train_agent(&mut agent, env, 40);
     assert!(run.returns.iter().all(|r| r.is_finite()));
@@ -335,8 +361,8 @@ fn boot_dqn_reward_noise() {
 /// own run.
 #[test]
 fn the_tensor_agents_take_every_optimizer() {
-    use tch_agents::{ActorCritic, ActorCriticConfig, ActorCriticRnn, ActorCriticRnnConfig};
-    use tch_agents::{Dqn, DqnConfig};
+    use agents::{ActorCritic, ActorCriticConfig, ActorCriticRnn, ActorCriticRnnConfig};
+    use agents::{Dqn, DqnConfig};
     let env = || "catch/0".parse::<BsuiteId>().unwrap().load().unwrap();
     for agent in ["dqn", "actor_critic", "actor_critic_rnn"] {
         let mut runs: Vec<Vec<usize>> = Vec::new();
@@ -346,7 +372,7 @@ fn the_tensor_agents_take_every_optimizer() {
             let c = config(agent, 0, &pairs);
             let e = env();
             let (obs, act) = (e.observation_spec(), e.action_spec());
-            let device = tch_agents::Device::Cpu;
+            let device = agents::Device::Cpu;
             let mut agent: Box<dyn bsuite_baselines::Agent> = match agent {
                 "dqn" => Box::new(Dqn::new(&obs, &act, DqnConfig::from_config(&c), 0, device)),
                 "actor_critic" => Box::new(ActorCritic::new(
@@ -414,15 +440,12 @@ fn same_seed_same_csv_other_seed_other_csv() {
 fn devices_are_checked() {
     use bsuite_baselines::factory::ComputeDevice;
     assert_eq!(
-        tch_agents::check_device(ComputeDevice::Cpu),
+        agents::check_device(ComputeDevice::Cpu),
         Ok(tch::Device::Cpu)
     );
     if !tch::Cuda::is_available() {
-        let err = tch_agents::check_device(ComputeDevice::Cuda(0)).unwrap_err();
-        assert!(
-            matches!(err, tch_agents::DeviceError::NoCuda { .. }),
-            "{err}"
-        );
+        let err = agents::check_device(ComputeDevice::Cuda(0)).unwrap_err();
+        assert!(matches!(err, agents::DeviceError::NoCuda { .. }), "{err}");
         assert!(err.to_string().contains("CUDA is not available"), "{err}");
     }
 }

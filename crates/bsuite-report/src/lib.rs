@@ -9,6 +9,14 @@
 //! it with plotters' SVG backend, [`convert`] turns SVG into PDF with the bundled font
 //! ([`style`]), and [`figure_drawing`] (an experiment's figures) and [`overview`] (the radar
 //! and bar plots) build drawings from the analysis crate's plot data.
+//!
+//! ```no_run
+//! use bsuite_analysis::AgentResults;
+//!
+//! let dqn = AgentResults::load("dqn", "results/dqn".as_ref()).unwrap();
+//! let written = bsuite_report::write(&[dqn], "report".as_ref(), &Default::default()).unwrap();
+//! println!("{written:?}");
+//! ```
 
 #![deny(missing_docs)]
 

@@ -10,13 +10,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
+use bsuite_baselines::agents::{ActorCriticConfig, ActorCriticRnnConfig, BootDqnConfig, DqnConfig};
 use bsuite_baselines::config::AgentConfig;
 use bsuite_baselines::estimate::{cpu_seconds, time_lockstep};
 use bsuite_baselines::factory::{self, AgentEntry, AgentSetup, ComputeDevice};
-use bsuite_baselines::tch_agents::{
-    host_adam, host_matmul_256, host_sum, ActorCriticConfig, ActorCriticRnnConfig, BootDqnConfig,
-    DqnConfig,
-};
+use bsuite_baselines::host::{probe_adam, probe_matmul_256, probe_sum};
 use bsuite_baselines::{BatchAgent, OneByOne};
 use bsuite_envs::{BsuiteId, Environment};
 use clap::Parser;
@@ -275,13 +273,13 @@ impl Machine {
         });
         let host = fastest(|| {
             let mut flops = 0.0;
-            let seconds = cpu_seconds(|| flops = host_matmul_256(reps));
+            let seconds = cpu_seconds(|| flops = probe_matmul_256(reps));
             flops / seconds
         });
         // 2048 parameters: weights, gradients and moments, 32 KB.
         let adam_params_per_s = fastest(|| {
             let mut updates = 0.0;
-            let seconds = cpu_seconds(|| updates = host_adam(2048, 2000));
+            let seconds = cpu_seconds(|| updates = probe_adam(2048, 2000));
             updates / seconds
         });
         Machine {
@@ -300,11 +298,11 @@ impl Machine {
         *self.bandwidth.entry(bytes).or_insert_with(|| {
             let xs = vec![1.0f32; (bytes / 4) as usize];
             let passes = ((640 << 20) / bytes).max(1);
-            std::hint::black_box(host_sum(&xs));
+            std::hint::black_box(probe_sum(&xs));
             fastest(|| {
                 let seconds = cpu_seconds(|| {
                     for _ in 0..passes {
-                        std::hint::black_box(host_sum(std::hint::black_box(&xs)));
+                        std::hint::black_box(probe_sum(std::hint::black_box(&xs)));
                     }
                 });
                 (bytes * passes) as f64 / seconds

@@ -32,15 +32,15 @@
 
 use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 
-use super::boot_dqn::BootDqnConfig;
-use super::dense::{Linear, Mlp, Params};
-use super::dqn::DqnConfig;
-use super::host::{self, pad16, AdamStep, Entry, OptStep};
-use super::nets::truncated_normal;
-use super::q_ensemble::greedy;
-use super::sparse_replay::SparseReplay;
 use crate::agent::{Agent, BatchAgent};
+use crate::agents::boot_dqn::BootDqnConfig;
+use crate::agents::dqn::DqnConfig;
+use crate::agents::q_learning::greedy;
+use crate::agents::q_learning::sparse_replay::SparseReplay;
 use crate::config::Optimizer;
+use crate::host::dense::{Linear, Mlp, Params};
+use crate::host::truncated_normal;
+use crate::host::{self, pad16, AdamStep, Entry, OptStep};
 
 /// What one replica is built from.
 #[derive(Clone, Debug, PartialEq)]
@@ -561,7 +561,7 @@ struct Stack {
 /// [`BatchAgent`], and with one replica an ordinary [`Agent`].
 ///
 /// ```no_run
-/// use bsuite_baselines::tch_agents::{DqnConfig, DqnReplicas, ReplicaSpec};
+/// use bsuite_baselines::agents::{DqnConfig, DqnReplicas, ReplicaSpec};
 /// use bsuite_baselines::{experiment::run_lockstep, BatchAgent};
 /// use bsuite_envs::Environment;
 ///
@@ -602,7 +602,6 @@ impl DqnReplicas {
     }
 
     fn with_settings(config: Settings, specs: &[ReplicaSpec]) -> Self {
-        super::init_threads();
         assert!(
             !config.hidden.is_empty(),
             "DQN needs at least one hidden layer"

@@ -5,9 +5,9 @@
 use bsuite_envs::RandomState;
 use tch::{nn, Device, Kind};
 
-use super::nets::{tensor, to_vec, Params, StackedMlp, TrainOptimizer};
-use super::replay::Batch;
+use crate::agents::q_learning::replay::Batch;
 use crate::config::Optimizer;
+use crate::libtorch::{tensor, to_vec, Params, StackedMlp, TrainOptimizer};
 
 /// A frozen random prior network added to each member's output, scaled (Osband et al.,
 /// 2018).
@@ -91,7 +91,7 @@ impl QEnsemble {
     }
 
     /// Every member's scaled prior values of one observation, `[members × actions]`
-    /// member-major (what [`Transition::prior_tm1`](super::replay::Transition) stores), or
+    /// member-major (what [`Transition::prior_tm1`](crate::agents::q_learning::replay::Transition) stores), or
     /// `None` without priors.
     pub(crate) fn prior_values(&self, observation: &[f32]) -> Option<Vec<f32>> {
         let prior = self.prior.as_ref()?;
@@ -198,23 +198,10 @@ impl QHead {
     }
 }
 
-/// A greedy action with ties broken uniformly (`np.random.choice` over the argmax set); the
-/// generator is only drawn from when there is a tie.
-pub(crate) fn greedy(q_values: &[f32], rng: &mut RandomState) -> usize {
-    let max = q_values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let best: Vec<usize> = (0..q_values.len())
-        .filter(|&a| q_values[a] == max)
-        .collect();
-    match best.len() {
-        0 => rng.randint(q_values.len()), // all NaN: any action
-        1 => best[0],
-        n => best[rng.randint(n)],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agents::q_learning::greedy;
 
     #[test]
     fn ties_are_broken_among_the_best() {
@@ -247,9 +234,9 @@ mod tests {
         let online_before = to_vec(&q.online.forward(&tensor(&obs, &[1, 4], Device::Cpu)));
         assert_ne!(target_before, online_before);
 
-        let mut replay = super::super::replay::Replay::new(10, 4, 3, 6, 0);
+        let mut replay = crate::agents::q_learning::replay::Replay::new(10, 4, 3, 6, 0);
         let prior = q.prior_values(&obs).unwrap();
-        replay.add(super::super::replay::Transition {
+        replay.add(crate::agents::q_learning::replay::Transition {
             o_tm1: &obs,
             action: 1,
             reward: 1.0,

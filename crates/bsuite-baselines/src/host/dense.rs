@@ -5,15 +5,15 @@
 //! Small networks spend most of their time in per-call overhead when run through LibTorch,
 //! and replicas do not share weights, so batching them raises no arithmetic intensity:
 //! plain loops over one replica's weights, read once per row block, are as fast as the
-//! hardware allows here. Every loop runs in a fixed order (see [`super::host`]), so a
+//! hardware allows here. Every loop runs in a fixed order (see [`crate::host`]), so a
 //! replica computes the same bits alone or beside any others, acting and training use the
 //! same kernels, and a run is reproducible from its seed.
 
 use bsuite_envs::RandomState;
 
-use super::host::{self, OptStep};
-use super::nets::truncated_normal;
 use crate::config::Optimizer;
+use crate::host::truncated_normal;
+use crate::host::{self, OptStep};
 
 /// A replica's parameters, their gradients and optimiser state (Adam's moments, or
 /// RMSProp's `ν` in `v`), in flat buffers; layers hold offsets into them.

@@ -8,7 +8,7 @@
 
 use bsuite_envs::RandomState;
 
-use super::host::Entry;
+use crate::host::Entry;
 
 /// A queue in one contiguous buffer: pushed at the back, dropped from the front, compacted
 /// now and then, so that any run of items is one slice.

@@ -7,7 +7,91 @@
 //! only faster. That is what makes a replica's results independent of which other
 //! replicas share its batch.
 
+pub(crate) mod dense;
+
+use bsuite_envs::RandomState;
+
 use crate::config::Optimizer;
+
+/// `n` draws of Haiku's default Linear weight initialiser: a normal with standard deviation
+/// `stddev`, redrawn outside two standard deviations.
+pub(crate) fn truncated_normal(rng: &mut RandomState, n: usize, stddev: f64) -> Vec<f32> {
+    (0..n)
+        .map(|_| loop {
+            let z = rng.randn();
+            if z.abs() <= 2.0 {
+                break (z * stddev) as f32;
+            }
+        })
+        .collect()
+}
+
+/// Runs `reps` products of two 256×256 matrices with the kernel the DQN agents' stacked
+/// layers use on the host, and returns the floating-point operations done: a bench times
+/// it to learn this CPU's matrix-product rate, the compute bound of those agents.
+///
+/// ```no_run
+/// let start = std::time::Instant::now();
+/// let flops = bsuite_baselines::host::probe_matmul_256(100);
+/// println!("{:.1} GFLOP/s", flops / start.elapsed().as_secs_f64() / 1e9);
+/// ```
+pub fn probe_matmul_256(reps: u32) -> f64 {
+    const N: usize = 256;
+    let a: Vec<f32> = (0..N * N)
+        .map(|i| ((i * 7919) % 1009) as f32 / 1009.0 - 0.5)
+        .collect();
+    let b: Vec<f32> = (0..N * N)
+        .map(|i| ((i * 104_729) % 1013) as f32 / 1013.0 - 0.5)
+        .collect();
+    let mut out = vec![0.0f32; N * N];
+    for _ in 0..reps {
+        matmul(&mut out, std::hint::black_box(&a), (N, 1), &b, N, None);
+        std::hint::black_box(&mut out);
+    }
+    2.0 * (N as f64).powi(3) * f64::from(reps)
+}
+
+/// Runs `reps` Adam steps of the host kernel the DQN and actor-critic agents use over
+/// `params` parameters, and returns the parameter updates done: a bench times it over a
+/// set that fits in the L1 cache to learn this CPU's rate for Adam's arithmetic (a square
+/// root and a division per parameter), the compute bound of the optimiser's phase.
+///
+/// ```no_run
+/// let start = std::time::Instant::now();
+/// let updates = bsuite_baselines::host::probe_adam(2048, 1000);
+/// println!("{:.2} ns a parameter", start.elapsed().as_secs_f64() * 1e9 / updates);
+/// ```
+pub fn probe_adam(params: usize, reps: u32) -> f64 {
+    let mut w: Vec<f32> = (0..params).map(|i| (i % 97) as f32 * 1e-2).collect();
+    let (mut m, mut v) = (vec![0.0f32; params], vec![0.0f32; params]);
+    let mut g = vec![0.0f32; params];
+    for t in 1..=u64::from(reps) {
+        for (i, g) in g.iter_mut().enumerate() {
+            *g = ((i % 13) as f32 - 6.0) * 1e-3;
+        }
+        let step = OptStep::new(crate::config::Optimizer::Adam, 1e-3, t);
+        apply(std::hint::black_box(&mut w), &mut m, &mut v, &mut g, step);
+    }
+    std::hint::black_box(&w);
+    params as f64 * f64::from(reps)
+}
+
+/// Sums `xs` with the host kernels' widest loads, in 128 interleaved partial sums: a bench
+/// times it over a buffer of a given size to learn this CPU's read bandwidth from the cache
+/// level that holds it, the memory bound of the recurrent agents.
+///
+/// ```no_run
+/// let xs = vec![1.0f32; 1 << 20];
+/// let start = std::time::Instant::now();
+/// assert_eq!(bsuite_baselines::host::probe_sum(&xs), (1 << 20) as f32);
+/// println!("{:.1} GB/s", 4e-9 * xs.len() as f64 / start.elapsed().as_secs_f64());
+/// ```
+pub fn probe_sum(xs: &[f32]) -> f32 {
+    let whole = xs.len() / READ_LANES * READ_LANES;
+    let mut lanes = [0.0f32; READ_LANES];
+    add_lanes(&mut lanes, &xs[..whole]);
+    lanes.iter().chain(&xs[whole..]).sum()
+}
 
 /// Rounds `n` up to a multiple of 16 floats (64 bytes).
 pub(crate) fn pad16(n: usize) -> usize {
@@ -16,6 +100,12 @@ pub(crate) fn pad16(n: usize) -> usize {
 
 /// Defines a kernel once and compiles it for AVX-512, AVX2 and the baseline, picking the
 /// widest the CPU has at run time. All three give the same bits (see the module docs).
+///
+/// Hand-written rather than `multiversion`'s attribute, which generates the same clones
+/// and dispatch: the widths must be selectable on one CPU to compare their bits and speed
+/// (`BSUITE_NO_SIMD`, `BSUITE_NO_AVX512`, read by `simd_level`), which multiversion's own
+/// detection does not offer, and the macro is the whole of it. `pulp` would change the
+/// loops into explicit SIMD types, and with them the order of the sums that pins the bits.
 macro_rules! kernel {
     ($(#[$meta:meta])* pub(crate) fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
         $(#[$meta])*

@@ -1,22 +1,73 @@
-//! Networks as plain tensors: MLPs stacked over an ensemble, an LSTM cell, Haiku's
-//! initialisation drawn from the agent's own generator, and the optimisers.
+//! The LibTorch engine's building blocks: the device check and thread setting, and networks
+//! as plain tensors (MLPs stacked over an ensemble, an LSTM cell, Haiku's initialisation
+//! drawn from the agent's own generator) and the optimisers.
 
 use bsuite_envs::RandomState;
-use tch::{nn, Device, Kind, Tensor};
+pub use tch::Device;
+use tch::{nn, Kind, Tensor};
 
+use crate::agent::{AgentSetup, ComputeDevice};
 use crate::config::Optimizer;
+use crate::host::truncated_normal;
 
-/// `n` draws of Haiku's default Linear weight initialiser: a normal with standard deviation
-/// `stddev`, redrawn outside two standard deviations.
-pub(crate) fn truncated_normal(rng: &mut RandomState, n: usize, stddev: f64) -> Vec<f32> {
-    (0..n)
-        .map(|_| loop {
-            let z = rng.randn();
-            if z.abs() <= 2.0 {
-                break (z * stddev) as f32;
-            }
-        })
-        .collect()
+/// The LibTorch device of `device`, checking that CUDA is there when asked for.
+///
+/// ```no_run
+/// use bsuite_baselines::factory::ComputeDevice;
+///
+/// assert_eq!(bsuite_baselines::libtorch::check_device(ComputeDevice::Cpu), Ok(tch::Device::Cpu));
+/// ```
+pub fn check_device(device: ComputeDevice) -> Result<Device, DeviceError> {
+    let index = match device {
+        ComputeDevice::Cpu => return Ok(Device::Cpu),
+        ComputeDevice::Cuda(index) => index,
+    };
+    if !tch::Cuda::is_available() {
+        return Err(DeviceError::NoCuda { device });
+    }
+    let count = tch::Cuda::device_count() as usize;
+    if index >= count {
+        return Err(DeviceError::NoSuchDevice { device, count });
+    }
+    Ok(Device::Cuda(index))
+}
+
+/// Why the LibTorch agents cannot compute on the asked-for device ([`check_device`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceError {
+    /// CUDA was asked for, and this build or machine has none.
+    #[error(
+        "--device {device}: CUDA is not available to this build (no NVIDIA GPU or driver, \
+         or LibTorch's CUDA libraries are not loaded; `cargo xtask bench-all ... --device \
+         cuda` installs LibTorch's CUDA variant on a machine with a GPU); use --device cpu"
+    )]
+    NoCuda {
+        /// The device asked for.
+        device: ComputeDevice,
+    },
+    /// A CUDA device beyond those the machine has.
+    #[error("--device {device}: only {count} CUDA device(s)")]
+    NoSuchDevice {
+        /// The device asked for.
+        device: ComputeDevice,
+        /// The CUDA devices there are.
+        count: usize,
+    },
+}
+
+/// The LibTorch device of an agent's setup (checked by [`check_device`] before a run).
+pub(crate) fn torch_device(setup: &AgentSetup) -> Device {
+    match setup.device {
+        ComputeDevice::Cpu => Device::Cpu,
+        ComputeDevice::Cuda(index) => Device::Cuda(index),
+    }
+}
+
+/// One intra-op thread per worker: these networks are far too small to gain from more, and
+/// the runner already keeps every core busy with one id each. LibTorch keeps the setting
+/// per thread, so each agent sets it on the thread that builds it.
+pub(crate) fn init_threads() {
+    tch::set_num_threads(1);
 }
 
 /// A tensor of `shape` with `values`, on `device`.

@@ -4,7 +4,7 @@
 use bsuite_envs::RandomState;
 use tch::{Device, Tensor};
 
-use super::nets::tensor;
+use crate::libtorch::tensor;
 
 /// One transition with its per-member side data (empty slices when unused).
 pub(crate) struct Transition<'a> {

@@ -4,7 +4,7 @@
 //!
 //! Their networks are small enough that LibTorch's per-call overhead, not arithmetic, set
 //! their speed, and replicas do not share weights; so every replica runs its forward and
-//! backward passes as host loops over its own weights ([`super::dense`]), each weight row
+//! backward passes as host loops over its own weights ([`crate::host::dense`]), each weight row
 //! read once per pass for all the rows of a trajectory. A replica computes the same bits
 //! alone or in any batch. Replicas update when their own trajectory is full or their own
 //! episode ends, which in a lockstep batch need not be at the same step.
@@ -17,12 +17,13 @@
 
 use bsuite_envs::{RandomState, TimeStep};
 
-use super::actor_critic::{sample_softmax, ActorCriticConfig};
-use super::actor_critic_rnn::ActorCriticRnnConfig;
-use super::dense::{Linear, Lstm, LstmState, Mlp, Params, StatePair, Unroll};
-use super::dqn_replicas::ReplicaSpec;
-use super::sequence::{lambda_returns, Buffer};
 use crate::agent::{Agent, BatchAgent};
+use crate::agents::a2c::sample_softmax;
+use crate::agents::a2c::sequence::{lambda_returns, Buffer};
+use crate::agents::actor_critic::ActorCriticConfig;
+use crate::agents::actor_critic_rnn::ActorCriticRnnConfig;
+use crate::agents::q_learning::host::ReplicaSpec;
+use crate::host::dense::{Linear, Lstm, LstmState, Mlp, Params, StatePair, Unroll};
 
 /// The recurrent part of a replica.
 struct Recurrent {
@@ -352,7 +353,7 @@ fn loss_gradient(
 /// docs); a [`BatchAgent`], and with one replica an ordinary [`Agent`].
 ///
 /// ```no_run
-/// use bsuite_baselines::tch_agents::{ActorCriticConfig, ActorCriticReplicas, ReplicaSpec};
+/// use bsuite_baselines::agents::{ActorCriticConfig, ActorCriticReplicas, ReplicaSpec};
 /// use bsuite_baselines::Agent;
 /// use bsuite_envs::Environment;
 ///
@@ -569,9 +570,10 @@ mod tests {
 
     impl JaxRun {
         fn load() -> Self {
-            let json: serde_json::Value =
-                serde_json::from_str(include_str!("../../tests/fixtures/jax_rnn_sgd_step.json"))
-                    .unwrap();
+            let json: serde_json::Value = serde_json::from_str(include_str!(
+                "../../../tests/fixtures/jax_rnn_sgd_step.json"
+            ))
+            .unwrap();
             let hidden = json["hidden"].as_u64().unwrap() as usize;
             let actions = json["num_actions"].as_u64().unwrap() as usize;
             let config = ActorCriticRnnConfig {

@@ -3,94 +3,11 @@
 use bsuite_envs::{ActionSpec, Observation, ObservationSpec, RandomState, TimeStep};
 use tch::Device;
 
-use super::dqn::DqnConfig;
-use super::q_ensemble::{greedy, QEnsemble, QEnsembleConfig, QHead};
-use super::replay::{Replay, Transition};
-use crate::config::{AgentConfig, Optimizer};
+use super::BootDqnConfig;
+use crate::agents::q_learning::greedy;
+use crate::agents::q_learning::q_ensemble::{QEnsemble, QEnsembleConfig, QHead};
+use crate::agents::q_learning::replay::{Replay, Transition};
 use crate::Agent;
-
-/// Bootstrapped DQN's hyperparameters; [`Default`] is bsuite's JAX `default_agent`, and
-/// [`BootDqnConfig::from_config`] reads them from the keys of [`crate::config`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct BootDqnConfig {
-    /// What it shares with DQN: optimiser (one state per member), learning rate, hidden
-    /// sizes (of each member's network and prior network), batch size, discount, replay,
-    /// SGD and target periods, and ε (JAX's ε(t) = 0).
-    pub base: DqnConfig,
-    /// Ensemble members.
-    pub num_ensemble: usize,
-    /// Scale of the frozen prior network added to each member.
-    pub prior_scale: f64,
-    /// Probability that a member trains on a transition.
-    pub mask_prob: f64,
-    /// Scale of the Gaussian noise added to each member's reward: every transition draws
-    /// a standard normal `z_k` per member (after its mask), and member `k` trains on
-    /// `r + noise_scale·z_k`. bsuite draws `z` even at scale 0 (its default); this agent
-    /// draws nothing then, so its random stream differs from bsuite's there as it always
-    /// has (quirk 35 already gives each agent its own stream).
-    pub noise_scale: f64,
-}
-
-impl Default for BootDqnConfig {
-    fn default() -> Self {
-        BootDqnConfig {
-            base: DqnConfig {
-                optimizer: Optimizer::Adam,
-                hidden: vec![50, 50],
-                learning_rate: 1e-3,
-                batch_size: 128,
-                discount: 0.99,
-                replay_capacity: 10_000,
-                min_replay_size: 128,
-                sgd_period: 1,
-                target_update_period: 4,
-                epsilon: 0.0,
-            },
-            num_ensemble: 20,
-            prior_scale: 5.0,
-            mask_prob: 1.0,
-            noise_scale: 0.0,
-        }
-    }
-}
-
-impl BootDqnConfig {
-    /// The configuration `config` describes: DQN's keys (see [`DqnConfig::from_config`])
-    /// and `num_ensemble`, `prior_scale`, `mask_prob` and `noise_scale`. The defaults of
-    /// boot_dqn's table give [`BootDqnConfig::default`].
-    ///
-    /// ```
-    /// use bsuite_baselines::config::AgentConfig;
-    /// use bsuite_baselines::tch_agents::BootDqnConfig;
-    ///
-    /// let mut config = AgentConfig::defaults("boot_dqn").unwrap();
-    /// assert_eq!(BootDqnConfig::from_config(&config), BootDqnConfig::default());
-    /// config.set_pair("num_ensemble=1").unwrap();
-    /// assert_eq!(BootDqnConfig::from_config(&config).num_ensemble, 1);
-    /// ```
-    ///
-    /// Panics when `config` lacks one of these keys (another agent's configuration).
-    pub fn from_config(config: &AgentConfig) -> Self {
-        BootDqnConfig {
-            base: DqnConfig::from_config(config),
-            num_ensemble: config.count("num_ensemble"),
-            prior_scale: config.float("prior_scale"),
-            mask_prob: config.float("mask_prob"),
-            noise_scale: config.float("noise_scale"),
-        }
-    }
-
-    /// The scaled reward noise of one transition, one value per member (drawn in member
-    /// order, as numpy's `randn(num_ensemble)`), or nothing at scale 0.
-    pub(crate) fn draw_noise(&self, rng: &mut RandomState, noise: &mut [f32]) {
-        if self.noise_scale > 0.0 {
-            let scale = self.noise_scale as f32;
-            for z in noise {
-                *z = scale * rng.randn() as f32;
-            }
-        }
-    }
-}
 
 /// An ensemble of Q-networks acting by Thompson sampling: one member, drawn at random at
 /// the end of every episode, acts greedily for the next. All members train on the same
@@ -122,7 +39,7 @@ impl BootDqn {
         seed: u32,
         device: Device,
     ) -> Self {
-        super::init_threads();
+        crate::libtorch::init_threads();
         let obs_len = observation_spec.len();
         let num_actions = action_spec.num_actions;
         let mut rng = RandomState::new(seed);

@@ -3,83 +3,11 @@
 use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 use tch::{nn, Device, Kind, Tensor};
 
-use super::nets::{tensor, to_vec, Params, StackedMlp, TrainOptimizer};
-use super::sequence::{lambda_returns, Buffer};
-use crate::config::{AgentConfig, Optimizer};
+use super::ActorCriticConfig;
+use crate::agents::a2c::sample_softmax;
+use crate::agents::a2c::sequence::{lambda_returns, Buffer};
+use crate::libtorch::{tensor, to_vec, Params, StackedMlp, TrainOptimizer};
 use crate::Agent;
-
-/// The actor-critic agents' hyperparameters; [`Default`] is bsuite's JAX `default_agent`
-/// of the feed-forward agent, and [`ActorCriticConfig::from_config`] reads them from the
-/// keys of [`crate::config`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct ActorCriticConfig {
-    /// The optimiser (Adam in bsuite), with optax's defaults but for the learning rate.
-    pub optimizer: Optimizer,
-    /// Torso layer sizes (no ReLU after the last; see quirk 31).
-    pub hidden: Vec<usize>,
-    /// The optimiser's learning rate.
-    pub learning_rate: f64,
-    /// Transitions per SGD step (fewer at episode ends).
-    pub sequence_length: usize,
-    /// The agent's discount.
-    pub discount: f32,
-    /// λ of the TD(λ) returns.
-    pub td_lambda: f32,
-}
-
-impl Default for ActorCriticConfig {
-    fn default() -> Self {
-        ActorCriticConfig {
-            optimizer: Optimizer::Adam,
-            hidden: vec![64, 64],
-            learning_rate: 3e-3,
-            sequence_length: 32,
-            discount: 0.99,
-            td_lambda: 0.9,
-        }
-    }
-}
-
-impl ActorCriticConfig {
-    /// The configuration `config` describes: its keys `optimizer`, `learning_rate`,
-    /// `discount`, `hidden_sizes`, `sequence_length` and `td_lambda` (every actor-critic's).
-    /// The defaults of actor_critic's table give [`ActorCriticConfig::default`].
-    ///
-    /// ```
-    /// use bsuite_baselines::config::AgentConfig;
-    /// use bsuite_baselines::tch_agents::ActorCriticConfig;
-    ///
-    /// let config = AgentConfig::defaults("actor_critic").unwrap();
-    /// assert_eq!(ActorCriticConfig::from_config(&config), ActorCriticConfig::default());
-    /// ```
-    ///
-    /// Panics when `config` lacks one of these keys (another agent's configuration).
-    pub fn from_config(config: &AgentConfig) -> Self {
-        ActorCriticConfig {
-            optimizer: config.optimizer(),
-            hidden: config.widths("hidden_sizes").to_vec(),
-            learning_rate: config.float("learning_rate"),
-            sequence_length: config.count("sequence_length"),
-            discount: config.float("discount") as f32,
-            td_lambda: config.float("td_lambda") as f32,
-        }
-    }
-}
-
-/// Samples an action from `softmax(logits)` with one uniform draw.
-pub(crate) fn sample_softmax(logits: &[f32], rng: &mut RandomState) -> usize {
-    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let weights: Vec<f64> = logits.iter().map(|&l| f64::from(l - max).exp()).collect();
-    let total: f64 = weights.iter().sum();
-    let mut u = rng.rand() * total;
-    for (a, w) in weights.iter().enumerate() {
-        if u < *w {
-            return a;
-        }
-        u -= w;
-    }
-    logits.len() - 1
-}
 
 /// The JAX actor-critic loss on a trajectory: `mean(δ²) + mean(−log π(a_t|s_t)·δ_t)`, δ
 /// from TD(λ) returns that carry no gradient, the policy term's δ without gradient either
@@ -137,7 +65,7 @@ impl ActorCritic {
         seed: u32,
         device: Device,
     ) -> Self {
-        super::init_threads();
+        crate::libtorch::init_threads();
         let obs_len = observation_spec.len();
         let num_actions = action_spec.num_actions;
         let mut rng = RandomState::new(seed);
@@ -204,22 +132,5 @@ impl Agent for ActorCritic {
             self.buffer.drain();
             self.sgd_step();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn softmax_sampling_follows_the_probabilities() {
-        let mut rng = RandomState::new(1);
-        let logits = [0.0f32, (3.0f32).ln(), f32::NEG_INFINITY];
-        let n = 4000;
-        let ones = (0..n)
-            .filter(|_| sample_softmax(&logits, &mut rng) == 1)
-            .count();
-        // P(1) = 3/4; 4000 draws put the count within ±4 sd of 3000 (sd ≈ 27).
-        assert!((2890..3110).contains(&ones), "{ones}");
     }
 }

@@ -4,66 +4,12 @@
 use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 use tch::{nn, Device, Tensor};
 
-use super::actor_critic::{actor_critic_loss, sample_softmax, ActorCriticConfig};
-use super::nets::{tensor, to_vec, Lstm, LstmState, Params, StackedMlp, TrainOptimizer};
-use super::sequence::Buffer;
-use crate::config::AgentConfig;
+use super::ActorCriticRnnConfig;
+use crate::agents::a2c::sample_softmax;
+use crate::agents::a2c::sequence::Buffer;
+use crate::agents::actor_critic::libtorch::actor_critic_loss;
+use crate::libtorch::{tensor, to_vec, Lstm, LstmState, Params, StackedMlp, TrainOptimizer};
 use crate::Agent;
-
-/// The recurrent agent's hyperparameters; [`Default`] is bsuite's JAX `default_agent`,
-/// and [`ActorCriticRnnConfig::from_config`] reads them from the keys of
-/// [`crate::config`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct ActorCriticRnnConfig {
-    /// Optimiser, torso, learning rate, sequence length, discount and λ.
-    pub base: ActorCriticConfig,
-    /// LSTM width.
-    pub lstm_size: usize,
-    /// Start training unrolls from a zero state after every episode end. Off by default:
-    /// bsuite's JAX agent carries the training state over episode ends (quirk 33), which
-    /// lets its cell state grow until the policy stops depending on the input.
-    pub reset_unroll_state: bool,
-}
-
-impl Default for ActorCriticRnnConfig {
-    fn default() -> Self {
-        ActorCriticRnnConfig {
-            base: ActorCriticConfig {
-                hidden: vec![256, 256],
-                ..ActorCriticConfig::default()
-            },
-            lstm_size: 256,
-            reset_unroll_state: false,
-        }
-    }
-}
-
-impl ActorCriticRnnConfig {
-    /// The configuration `config` describes: the actor-critic's keys (see
-    /// [`ActorCriticConfig::from_config`]), `lstm_size` and `reset_training_state` (which
-    /// sets `reset_unroll_state`). The defaults of actor_critic_rnn's table give
-    /// [`ActorCriticRnnConfig::default`]; actor_critic_rnn_reset's differ in
-    /// `reset_unroll_state` alone.
-    ///
-    /// ```
-    /// use bsuite_baselines::config::AgentConfig;
-    /// use bsuite_baselines::tch_agents::ActorCriticRnnConfig;
-    ///
-    /// let config = AgentConfig::defaults("actor_critic_rnn").unwrap();
-    /// assert_eq!(ActorCriticRnnConfig::from_config(&config), ActorCriticRnnConfig::default());
-    /// let reset = AgentConfig::defaults("actor_critic_rnn_reset").unwrap();
-    /// assert!(ActorCriticRnnConfig::from_config(&reset).reset_unroll_state);
-    /// ```
-    ///
-    /// Panics when `config` lacks one of these keys (another agent's configuration).
-    pub fn from_config(config: &AgentConfig) -> Self {
-        ActorCriticRnnConfig {
-            base: ActorCriticConfig::from_config(config),
-            lstm_size: config.count("lstm_size"),
-            reset_unroll_state: config.flag("reset_training_state"),
-        }
-    }
-}
 
 /// A2C with `Flatten → MLP → LSTM → (policy, value)` heads.
 pub struct ActorCriticRnn {
@@ -94,7 +40,7 @@ impl ActorCriticRnn {
         seed: u32,
         device: Device,
     ) -> Self {
-        super::init_threads();
+        crate::libtorch::init_threads();
         let obs_len = observation_spec.len();
         let num_actions = action_spec.num_actions;
         let mut rng = RandomState::new(seed);
