@@ -30,14 +30,15 @@ use bsuite_logging::{LogError, Logging};
 use crate::config::AgentConfig;
 use crate::experiment::{run_lockstep, run_with, ReplicaEnd};
 use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
-pub use crate::shard::{ParseShardError, Shard};
+pub use crate::shard::{AutoShardError, ParseShardError, Shard, ShardArg};
 
 /// How to run a set of ids.
 #[derive(Clone, Debug)]
 pub struct RunnerOptions {
     /// Where the CSV files go (created if missing).
     pub results_dir: PathBuf,
-    /// Batches (or ids) run at once; 0 means one per available core.
+    /// Batches (or ids) run at once; 0 means one per CPU this process may use
+    /// ([`usable_cpus`]).
     pub jobs: usize,
     /// Replace finished results instead of skipping them.
     pub overwrite: bool,
@@ -80,14 +81,34 @@ impl RunnerOptions {
         Ok(config)
     }
 
-    /// Batches run at once: `jobs`, or one per core when it is 0.
+    /// Batches run at once: `jobs`, or [`usable_cpus`] when it is 0.
     pub fn effective_jobs(&self) -> usize {
         if self.jobs == 0 {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
+            usable_cpus()
         } else {
             self.jobs
         }
     }
+}
+
+/// The CPUs this process may use: its affinity mask and its cgroup's `cpu.max` quota (as
+/// the standard library reads them), and no more than a Slurm task's
+/// `SLURM_CPUS_PER_TASK`, which under `task/none` is neither of those.
+pub fn usable_cpus() -> usize {
+    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cpus_within(
+        available,
+        std::env::var("SLURM_CPUS_PER_TASK").ok().as_deref(),
+    )
+}
+
+/// `available` CPUs, at most `slurm_cpus_per_task` where that is a count.
+fn cpus_within(available: usize, slurm_cpus_per_task: Option<&str>) -> usize {
+    let slurm = slurm_cpus_per_task.and_then(|n| n.trim().parse::<usize>().ok());
+    slurm
+        .filter(|&n| n > 0)
+        .map_or(available, |n| n.min(available))
+        .max(1)
 }
 
 impl Default for RunnerOptions {
@@ -780,6 +801,25 @@ fn open(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Finding 5 of issue 30: under Slurm's `task/none` a 1-CPU task saw the machine's 2
+    /// cores and ran 2 jobs. The task's CPUs bound the default.
+    #[test]
+    fn jobs_default_to_the_tasks_cpus() {
+        assert_eq!(cpus_within(2, Some("1")), 1);
+        assert_eq!(cpus_within(16, Some("8")), 8);
+        assert_eq!(
+            cpus_within(4, Some("8")),
+            4,
+            "the affinity mask bounds it too"
+        );
+        assert_eq!(cpus_within(4, None), 4);
+        assert_eq!(cpus_within(4, Some("x")), 4);
+        assert_eq!(cpus_within(4, Some("0")), 4);
+        // The affinity mask, as the standard library reads it, is the other bound.
+        let mask = std::thread::available_parallelism().unwrap().get();
+        assert!(usable_cpus() <= mask);
+    }
 
     #[test]
     fn shards_partition_the_ids() {
