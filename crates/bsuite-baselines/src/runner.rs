@@ -355,6 +355,7 @@ fn claim(
             .entries()
             .map(|(key, value)| (key.to_string(), value.to_string()))
             .collect(),
+        shards: options.shard.map(|shard| shard.count),
         ..RunManifest::new(agent.name, &description, options.seed, options.num_episodes)
     };
     let selected = ids.iter().map(file_name).collect();

@@ -62,6 +62,16 @@ pub enum LockError {
         /// Who holds it, as its lock file says (empty when it could not be read).
         owner: String,
     },
+    /// Shards of another split (another N) are writing into it: their ids overlap this
+    /// shard's.
+    OtherSplit {
+        /// The results directory.
+        dir: PathBuf,
+        /// This shard, `index`/`count`.
+        ours: (usize, usize),
+        /// Who holds the other split's shards, as their lock files say.
+        theirs: String,
+    },
     /// The lock file could not be opened or locked.
     Io {
         /// The lock file.
@@ -89,6 +99,16 @@ impl fmt::Display for LockError {
                      --shard I/N, may share a directory)"
                 )
             }
+            LockError::OtherSplit { dir, ours, theirs } => write!(
+                f,
+                "results directory {} is being written by shards of another split ({theirs}); \
+                 this run is --shard {}/{}, whose ids overlap theirs: shards share a \
+                 directory only within one split (the same N). Wait for them to end, or pass \
+                 their N or another --results",
+                dir.display(),
+                ours.0,
+                ours.1
+            ),
             LockError::Io { path, error } => write!(f, "locking {}: {error}", path.display()),
         }
     }
@@ -122,6 +142,17 @@ pub fn lock(dir: &Path, holder: Holder) -> Result<DirLock, LockError> {
             let own = dir.join(format!("{LOCK_FILE}-shard-{index}-of-{count}"));
             let file = take(dir, &own, false)?;
             files.push(describe(file, &own, holder)?);
+            // Each shard looks for other splits after it holds its own file, so of two
+            // shards of different splits that start together the later looker sees the
+            // other.
+            let theirs = other_splits(dir, count);
+            if !theirs.is_empty() {
+                return Err(LockError::OtherSplit {
+                    dir: dir.to_path_buf(),
+                    ours: (index, count),
+                    theirs,
+                });
+            }
         }
         Holder::Recorder => files.push(take(dir, &whole, true)?),
     }
@@ -237,6 +268,43 @@ fn describe(mut file: File, path: &Path, holder: Holder) -> Result<File, LockErr
     Ok(file)
 }
 
+/// Who holds shard lock files of splits other than `count` in `dir` now.
+fn other_splits(dir: &Path, count: usize) -> String {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return String::new();
+    };
+    let prefix = format!("{LOCK_FILE}-shard-");
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let split = name
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.split_once("-of-"));
+            split.is_some_and(|(_, n)| n.parse::<usize>().is_ok_and(|n| n != count))
+        })
+        .collect();
+    paths.sort();
+    let mut found = Vec::new();
+    for path in paths {
+        let mut text = String::new();
+        let held = File::open(&path).is_ok_and(|mut f| {
+            matches!(f.try_lock_shared(), Err(TryLockError::WouldBlock))
+                && f.read_to_string(&mut text).is_ok()
+        });
+        if held {
+            // A shard that has just taken its file may not have described itself yet.
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            let text = text.trim();
+            found.push(match text.is_empty() {
+                true => format!("a shard starting, {}", name.unwrap_or_default()),
+                false => text.to_string(),
+            });
+        }
+    }
+    found.join("; ")
+}
+
 /// What the directory's lock files say about their owners, for a refusal.
 fn owners(dir: &Path) -> String {
     let mut found = Vec::new();
@@ -309,6 +377,29 @@ mod tests {
         assert!(busy.contains("being recorded into"), "{busy}");
         drop(recorder);
         assert!(!provenance.recorders_active().unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Finding 2 of issue 30: `--shard 0/4` and `--shard 0/3` on one directory ran
+    /// overlapping ids twice and both failed. A shard of another split is refused while
+    /// one of the first split holds the directory, naming both splits; once they are
+    /// gone, another split may resume the directory.
+    #[test]
+    fn splits_of_different_n_are_refused() {
+        let dir = scratch("splits");
+        let shard = |index, count| Holder::Shard { index, count };
+        let four = lock(&dir, shard(0, 4)).unwrap();
+        let three = lock(&dir, shard(0, 3)).unwrap_err();
+        assert!(matches!(three, LockError::OtherSplit { .. }), "{three}");
+        let message = three.to_string();
+        assert!(message.contains("--shard 0/3"), "{message}");
+        assert!(message.contains("shard 0/4: pid"), "{message}");
+        assert!(lock(&dir, shard(2, 3)).is_err());
+        let other = lock(&dir, shard(3, 4)).unwrap();
+        drop((four, other));
+        let three = lock(&dir, shard(2, 3)).unwrap();
+        assert!(lock(&dir, shard(1, 4)).is_err(), "and the other way round");
+        drop(three);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

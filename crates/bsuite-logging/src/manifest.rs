@@ -45,6 +45,10 @@ pub struct RunManifest {
     pub config: BTreeMap<String, String>,
     /// Episodes per id when shortened (`--num-episodes`); `None` for each id's own count.
     pub num_episodes: Option<usize>,
+    /// The number of shards of the split (`--shard I/N`) that writes the directory, if it
+    /// is split; shards of another split are refused while one of this split writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<usize>,
     /// The bsuite-rs version that wrote it.
     pub bsuite_rs: String,
     /// The git revision of the build that wrote it last, when known.
@@ -72,12 +76,13 @@ pub struct Overwriting {
 
 /// The fields this version knows: a manifest with others was written by a newer one, and
 /// rewriting it would drop them.
-const KNOWN_FIELDS: [&str; 9] = [
+const KNOWN_FIELDS: [&str; 10] = [
     "agent",
     "description",
     "seed",
     "config",
     "num_episodes",
+    "shards",
     "bsuite_rs",
     "git_revision",
     "earlier_revisions",
@@ -353,6 +358,7 @@ impl RunManifest {
             seed,
             config: BTreeMap::new(),
             num_episodes,
+            shards: None,
             bsuite_rs: env!("CARGO_PKG_VERSION").to_string(),
             git_revision: None,
             earlier_revisions: Vec::new(),
