@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use bsuite_envs::{BsuiteId, Environment, LoadError};
 use bsuite_logging::csv_logging::{temp_path, CsvLogger};
-use bsuite_logging::dir_lock::{Holder, LockError};
+use bsuite_logging::dir_lock::{Holder, LockError, Locking};
 use bsuite_logging::manifest::{self, ClaimError, ManifestError, RunManifest};
 use bsuite_logging::results::{file_name, logged_episodes, ReadError};
 use bsuite_logging::{LogError, Logging};
@@ -56,6 +56,9 @@ pub struct RunnerOptions {
     pub device: ComputeDevice,
     /// The agent's hyperparameters; `None` runs its defaults. Its `seed` is `seed`'s.
     pub config: Option<AgentConfig>,
+    /// Whether the run locks its results directory ([`Locking::Unlocked`] only where the
+    /// filesystem refuses `flock` and the run is the directory's only writer).
+    pub lock: Locking,
 }
 
 impl RunnerOptions {
@@ -125,6 +128,7 @@ impl Default for RunnerOptions {
             shard: None,
             device: ComputeDevice::Cpu,
             config: None,
+            lock: Locking::Flock,
         }
     }
 }
@@ -359,7 +363,7 @@ fn claim(
         ..RunManifest::new(agent.name, &description, options.seed, options.num_episodes)
     };
     let selected = ids.iter().map(file_name).collect();
-    manifest::claim(dir, &ours, options.overwrite, &selected)
+    manifest::claim(dir, &ours, options.overwrite, &selected, options.lock)
         .map_err(|error| RunError::Claim { error })
 }
 
@@ -389,7 +393,7 @@ pub fn run_ids(
         Some(Shard { index, count }) => Holder::Shard { index, count },
         None => Holder::Run,
     };
-    let _lock = bsuite_logging::dir_lock::lock(&options.results_dir, holder)
+    let _lock = bsuite_logging::dir_lock::lock_with(&options.results_dir, holder, options.lock)
         .map_err(|error| RunError::Lock { error })?;
     let config = options.config_for(agent)?;
     let claim = claim(&options.results_dir, agent, &config, options, ids)?;
@@ -397,7 +401,7 @@ pub fn run_ids(
     let replaced = |id: &BsuiteId| {
         let file = file_name(id);
         if claim.rerun.contains(&file) {
-            if let Err(error) = manifest::finished(&options.results_dir, &file) {
+            if let Err(error) = manifest::finished(&options.results_dir, &file, options.lock) {
                 // The id is rerun again on resume; the run says why at its end.
                 let mut first = unfinished.lock().unwrap_or_else(|e| e.into_inner());
                 first.get_or_insert(error);
@@ -820,6 +824,35 @@ mod tests {
         // The affinity mask, as the standard library reads it, is the other bound.
         let mask = std::thread::available_parallelism().unwrap().get();
         assert!(usable_cpus() <= mask);
+    }
+
+    /// `--lock none` (issue 30 finding 7): a run on a filesystem that refuses `flock`
+    /// takes no lock at all, and still writes its manifest and results.
+    #[test]
+    fn an_unlocked_run_takes_no_lock() {
+        let dir =
+            std::env::temp_dir().join(format!("bsuite-runner-unlocked-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let options = RunnerOptions {
+            results_dir: dir.clone(),
+            num_episodes: Some(3),
+            lock: Locking::Unlocked,
+            ..RunnerOptions::default()
+        };
+        let ids: Vec<BsuiteId> = vec!["bandit/0".parse().unwrap()];
+        let agent = crate::factory::agent("random").unwrap();
+        let reports = run_ids(&ids, agent, &options, &Progress::default(), &|_| ()).unwrap();
+        assert!(matches!(
+            reports[0].outcome,
+            Outcome::Ran { episodes: 3, .. }
+        ));
+        let mut names: Vec<String> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["bsuite_id_-_bandit-0.csv", "bsuite_run.json"]);
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

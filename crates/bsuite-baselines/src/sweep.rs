@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use bsuite_envs::{BsuiteId, IdError, LoadError};
 
+use bsuite_logging::dir_lock::Locking;
+
 use crate::config::{AgentConfig, ConfigError};
 use crate::factory::{AgentEntry, ComputeDevice};
 use crate::runner::{
@@ -64,6 +66,14 @@ pub struct SweepArgs {
     /// or Kubernetes Indexed Job pod (`JOB_COMPLETION_INDEX`, with --shards).
     #[cfg_attr(feature = "cli", arg(long, value_name = "I/N|auto"))]
     pub shard: Option<ShardArg>,
+    /// `flock` (default) keeps a second writer out of the results directory; `none` takes
+    /// no lock, for a filesystem that refuses flock, where you are sure to be the
+    /// directory's only writer (one directory per task, gathered by `cargo xtask merge`).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value = "flock", value_name = "flock|none")
+    )]
+    pub lock: Locking,
     /// With `--shard auto`: the number of shards; the array task id (or completion index)
     /// is then the shard number, 0 to N-1.
     #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
@@ -335,6 +345,7 @@ impl SweepArgs {
             shard: self.shard()?,
             device: self.device,
             config: Some(config),
+            lock: self.lock,
         })
     }
 
@@ -473,6 +484,13 @@ pub fn run_sweep(
         options.results_dir.display(),
         notes.join(", ")
     );
+    if options.lock == Locking::Unlocked {
+        crate::errln!(
+            "{name}: WARNING: --lock none: {} is not locked. You are the only writer: a \
+             second run or shard writing there now would mix or replace results unseen",
+            options.results_dir.display()
+        );
+    }
     let progress = Progress::default();
     let start = Instant::now();
     let display = Display::new(ids.len(), plain);
@@ -653,6 +671,7 @@ mod tests {
             num_episodes: None,
             shard: Some("1/4".parse().unwrap()),
             shards: None,
+            lock: Locking::Flock,
             batch_size: 0,
             plain: true,
             no_score: false,

@@ -46,6 +46,39 @@ pub enum Holder {
     Recorder,
 }
 
+/// Whether a writer takes the directory's locks: `flock` (the default), or none, for a
+/// filesystem that refuses `flock` when the writer is sure to be the directory's only one
+/// (`--lock none`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Locking {
+    /// `flock` on the lock files.
+    #[default]
+    Flock,
+    /// No lock at all: nothing keeps a second writer out.
+    Unlocked,
+}
+
+impl std::str::FromStr for Locking {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "flock" => Ok(Locking::Flock),
+            "none" => Ok(Locking::Unlocked),
+            _ => Err(format!("'{s}' is not a lock: flock or none")),
+        }
+    }
+}
+
+impl fmt::Display for Locking {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Locking::Flock => "flock",
+            Locking::Unlocked => "none",
+        })
+    }
+}
+
 /// Held while a run writes into a results directory; dropping it releases the directory.
 #[derive(Debug)]
 pub struct DirLock {
@@ -71,6 +104,14 @@ pub enum LockError {
         ours: (usize, usize),
         /// Who holds the other split's shards, as their lock files say.
         theirs: String,
+    },
+    /// The filesystem refuses `flock` (`ENOLCK`, `EOPNOTSUPP`, `ENOSYS`): no second
+    /// writer can be kept out. `--lock none` runs without the lock.
+    Unsupported {
+        /// The lock file.
+        path: PathBuf,
+        /// The OS error.
+        error: std::io::Error,
     },
     /// The lock file could not be opened or locked.
     Io {
@@ -109,6 +150,14 @@ impl fmt::Display for LockError {
                 ours.0,
                 ours.1
             ),
+            LockError::Unsupported { path, error } => write!(
+                f,
+                "the filesystem of {} refuses flock ({error}), so bsuite-rs cannot keep a \
+                 second writer out of the directory. Write to a node-local directory (e.g. \
+                 $TMPDIR) and gather it with `cargo xtask merge`, or, if you are sure this \
+                 run is the only writer of the directory, pass --lock none",
+                path.parent().unwrap_or(path).display()
+            ),
             LockError::Io { path, error } => write!(f, "locking {}: {error}", path.display()),
         }
     }
@@ -130,6 +179,14 @@ impl std::error::Error for LockError {}
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub fn lock(dir: &Path, holder: Holder) -> Result<DirLock, LockError> {
+    lock_with(dir, holder, Locking::Flock)
+}
+
+/// [`lock`], or, with [`Locking::Unlocked`], nothing: a `DirLock` that holds no lock.
+pub fn lock_with(dir: &Path, holder: Holder, locking: Locking) -> Result<DirLock, LockError> {
+    if locking == Locking::Unlocked {
+        return Ok(DirLock { _files: Vec::new() });
+    }
     let whole = dir.join(LOCK_FILE);
     let mut files = Vec::new();
     match holder {
@@ -165,27 +222,43 @@ pub fn lock(dir: &Path, holder: Holder) -> Result<DirLock, LockError> {
 #[derive(Debug)]
 pub struct Provenance {
     dir: PathBuf,
-    _file: File,
+    /// `None` under [`Locking::Unlocked`].
+    _file: Option<File>,
 }
 
 impl Provenance {
     /// Waits for and takes `dir`'s provenance.
     pub fn take(dir: &Path) -> Result<Self, LockError> {
+        Self::take_with(dir, Locking::Flock)
+    }
+
+    /// [`Provenance::take`], or, with [`Locking::Unlocked`], a provenance that holds no
+    /// lock (and sees no recorders).
+    pub fn take_with(dir: &Path, locking: Locking) -> Result<Self, LockError> {
+        if locking == Locking::Unlocked {
+            return Ok(Provenance {
+                dir: dir.to_path_buf(),
+                _file: None,
+            });
+        }
         let path = dir.join(PROVENANCE_FILE);
         let io = |error| LockError::Io {
             path: path.clone(),
             error,
         };
         let file = open_lock_file(&path).map_err(io)?;
-        file.lock().map_err(io)?;
+        file.lock().map_err(|error| flock_error(&path, error))?;
         Ok(Provenance {
             dir: dir.to_path_buf(),
-            _file: file,
+            _file: Some(file),
         })
     }
 
     /// Whether a recorder ([`Holder::Recorder`]) is writing into the directory now.
     pub fn recorders_active(&self) -> Result<bool, LockError> {
+        if self._file.is_none() {
+            return Ok(false);
+        }
         let path = self.dir.join(RECORDERS_FILE);
         let io = |error| LockError::Io {
             path: path.clone(),
@@ -195,7 +268,7 @@ impl Provenance {
         match file.try_lock() {
             Ok(()) => Ok(false),
             Err(TryLockError::WouldBlock) => Ok(true),
-            Err(TryLockError::Error(error)) => Err(io(error)),
+            Err(TryLockError::Error(error)) => Err(flock_error(&path, error)),
         }
     }
 
@@ -205,6 +278,31 @@ impl Provenance {
         let path = self.dir.join(RECORDERS_FILE);
         lock._files.push(take(&self.dir, &path, true)?);
         Ok(())
+    }
+}
+
+/// Whether `error` from `flock` says the filesystem does not do locks at all (NFS without
+/// a lock manager, some FUSE filesystems), rather than that this lock failed.
+fn refuses_flock(error: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        let codes = [libc::ENOLCK, libc::EOPNOTSUPP, libc::ENOTSUP, libc::ENOSYS];
+        error
+            .raw_os_error()
+            .is_some_and(|code| codes.contains(&code))
+    }
+    #[cfg(not(unix))]
+    {
+        error.kind() == std::io::ErrorKind::Unsupported
+    }
+}
+
+/// The error of a failed `flock` on `path`.
+fn flock_error(path: &Path, error: std::io::Error) -> LockError {
+    let path = path.to_path_buf();
+    match refuses_flock(&error) {
+        true => LockError::Unsupported { path, error },
+        false => LockError::Io { path, error },
     }
 }
 
@@ -236,7 +334,7 @@ fn take(dir: &Path, path: &Path, shared: bool) -> Result<File, LockError> {
             dir: dir.to_path_buf(),
             owner: owners(dir),
         }),
-        Err(TryLockError::Error(error)) => Err(io(error)),
+        Err(TryLockError::Error(error)) => Err(flock_error(path, error)),
     }
 }
 
@@ -378,6 +476,26 @@ mod tests {
         drop(recorder);
         assert!(!provenance.recorders_active().unwrap());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Finding 7 of issue 30: on a filesystem without `flock` every run failed with a bare
+    /// OS error. The refusal is recognised and says what to do.
+    #[test]
+    fn a_filesystem_without_flock_is_named() {
+        let path = Path::new("/cluster/results/.bsuite-lock");
+        for code in [libc::ENOLCK, libc::EOPNOTSUPP, libc::ENOSYS] {
+            let error = flock_error(path, std::io::Error::from_raw_os_error(code));
+            assert!(matches!(error, LockError::Unsupported { .. }), "{error}");
+            let message = error.to_string();
+            assert!(
+                message.contains("/cluster/results refuses flock"),
+                "{message}"
+            );
+            assert!(message.contains("--lock none"), "{message}");
+            assert!(message.contains("xtask merge"), "{message}");
+        }
+        let denied = flock_error(path, std::io::Error::from_raw_os_error(libc::EACCES));
+        assert!(matches!(denied, LockError::Io { .. }), "{denied}");
     }
 
     /// Finding 2 of issue 30: `--shard 0/4` and `--shard 0/3` on one directory ran

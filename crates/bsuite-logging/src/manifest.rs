@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::dir_lock::{self, DirLock, Holder, LockError, Provenance};
+use crate::dir_lock::{self, DirLock, Holder, LockError, Locking, Provenance};
 use crate::results::FILE_PREFIX;
 
 /// The manifest's file name in a results directory.
@@ -206,14 +206,16 @@ pub struct Claim {
 /// will write. Another run's directory, an unreadable manifest and results files without
 /// one are refused unless `overwrite`; then (and for every `overwrite`) the manifest lists
 /// the files that are still another run's, which the returned [`Claim::rerun`] holds
-/// where selected.
+/// where selected. `locking` is the writer's ([`Locking::Unlocked`]: no lock is taken).
 pub fn claim(
     dir: &Path,
     ours: &RunManifest,
     overwrite: bool,
     selected: &BTreeSet<String>,
+    locking: Locking,
 ) -> Result<Claim, ClaimError> {
-    let provenance = Provenance::take(dir).map_err(|error| ClaimError::Lock { error })?;
+    let provenance =
+        Provenance::take_with(dir, locking).map_err(|error| ClaimError::Lock { error })?;
     if provenance
         .recorders_active()
         .map_err(|error| ClaimError::Lock { error })?
@@ -294,8 +296,9 @@ pub fn claim(
 }
 
 /// Records that `file` (of a [`Claim::rerun`]) now holds this run's results.
-pub fn finished(dir: &Path, file: &str) -> Result<(), ClaimError> {
-    let _provenance = Provenance::take(dir).map_err(|error| ClaimError::Lock { error })?;
+pub fn finished(dir: &Path, file: &str, locking: Locking) -> Result<(), ClaimError> {
+    let _provenance =
+        Provenance::take_with(dir, locking).map_err(|error| ClaimError::Lock { error })?;
     let mut manifest = match RunManifest::read(dir) {
         Ok(Some(manifest)) => manifest,
         Ok(None) => return Ok(()),
@@ -579,7 +582,7 @@ mod tests {
             ("aaa", "aaa", vec!["aaa", "bbb"]),
             ("ccc", "ccc", vec!["aaa", "bbb"]),
         ] {
-            claim(&dir, &by(revision, 42), false, &selected).unwrap();
+            claim(&dir, &by(revision, 42), false, &selected, Locking::Flock).unwrap();
             let earlier: Vec<String> = earlier.iter().map(|r| r.to_string()).collect();
             assert_eq!(
                 recorded(&dir),
@@ -587,7 +590,7 @@ mod tests {
                 "after {revision}"
             );
         }
-        claim(&dir, &by("ddd", 7), true, &selected).unwrap();
+        claim(&dir, &by("ddd", 7), true, &selected, Locking::Flock).unwrap();
         assert_eq!(recorded(&dir), ("ddd".to_string(), vec![]), "another run");
         std::fs::remove_dir_all(&dir).unwrap();
     }
