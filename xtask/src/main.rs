@@ -152,7 +152,7 @@ fn run(cli: Cli) -> Result<()> {
                     bsuite_baselines::factory::ComputeDevice::Cuda(_)
                 ))?;
                 if !args.no_score && !args.estimate {
-                    bench_all::print_scores(&args.results_dir());
+                    bench_all::print_scores(&args)?;
                 }
                 return Ok(());
             }
