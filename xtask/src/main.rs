@@ -11,6 +11,7 @@ mod bench_python;
 mod bench_score;
 mod ids;
 mod libtorch;
+mod merge;
 mod py_torch;
 mod report;
 mod results_dirs;
@@ -73,6 +74,12 @@ enum Command {
     Agree(agree::AgreeArgs),
     /// Score results directories (bsuite CSVs) as bsuite does: per experiment, tag and id.
     Score(score::ScoreArgs),
+    /// Gather the results directories of one split run (shards, nodes) into OUT with their
+    /// manifest; refuses directories of different runs and ids whose files differ.
+    Merge(merge::MergeArgs),
+    /// List the missing, partial and damaged ids of a results directory; fails unless
+    /// every selected id is complete.
+    Verify(merge::VerifyArgs),
     /// List every agent's hyperparameters (`--config KEY=VALUE`) with their defaults.
     Agents,
     /// Ship a complete default sweep as a baseline: `baselines/<name>.tar.gz` and its
@@ -163,6 +170,8 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Agree(args) => agree::run(&args),
         Command::Score(args) => score::run(&args),
+        Command::Merge(args) => merge::merge(&args),
+        Command::Verify(args) => merge::verify(&args),
         Command::Agents => agents::run(),
         Command::PackBaseline(args) => baselines::pack(&args),
         Command::Study(args) => {
