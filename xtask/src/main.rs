@@ -9,7 +9,9 @@ mod bench;
 mod bench_all;
 mod bench_python;
 mod bench_score;
+mod cluster;
 mod ids;
+mod install;
 mod libtorch;
 mod merge;
 mod py_torch;
@@ -74,6 +76,15 @@ enum Command {
     Agree(agree::AgreeArgs),
     /// Score results directories (bsuite CSVs) as bsuite does: per experiment, tag and id.
     Score(score::ScoreArgs),
+    /// Write a recipe that runs a sweep over a cluster from the installed tree: a Slurm
+    /// array with a final merge and verify, or a Kubernetes Indexed Job.
+    Cluster {
+        #[command(subcommand)]
+        target: cluster::ClusterTarget,
+    },
+    /// Install bsuite-run (and LibTorch where it needs it) and this program as
+    /// bsuite-xtask into a relocatable tree, for cluster tasks that run binaries, not cargo.
+    Install(install::InstallArgs),
     /// Gather the results directories of one split run (shards, nodes) into OUT with their
     /// manifest; refuses directories of different runs and ids whose files differ.
     Merge(merge::MergeArgs),
@@ -170,6 +181,8 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Agree(args) => agree::run(&args),
         Command::Score(args) => score::run(&args),
+        Command::Cluster { target } => cluster::run(&target),
+        Command::Install(args) => install::run(&args),
         Command::Merge(args) => merge::merge(&args),
         Command::Verify(args) => merge::verify(&args),
         Command::Agents => agents::run(),
