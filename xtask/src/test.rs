@@ -49,6 +49,10 @@ pub fn run(args: TestArgs) -> Result<()> {
         crate::wheel::test()?;
     }
     if args.no_tch {
+        bsuite_baselines::errln!(
+            "xtask: the Slurm test is skipped with --no-tch (the installed bsuite-run links \
+             LibTorch)"
+        );
         // The tests `#[ignore]`d as too slow for debug builds still run, optimised.
         bsuite_baselines::errln!("xtask: cargo test -p bsuite-baselines --release -- --ignored");
         let mut ignored = std::process::Command::new(&cargo);
@@ -82,5 +86,35 @@ pub fn run(args: TestArgs) -> Result<()> {
     libtorch::run_status(
         tch,
         "cargo test -p bsuite-baselines --features tch --release",
-    )
+    )?;
+    slurm_test(&manifest)
+}
+
+/// The cluster recipe on a real one-node Slurm (`xtask/tests/slurm.rs`), run from a tree
+/// that `cargo xtask install` writes under `target/`.
+fn slurm_test(manifest: &std::path::Path) -> Result<()> {
+    let tree = libtorch::workspace_root()
+        .join("target")
+        .join("slurm-test-tree");
+    crate::install::run(&crate::install::InstallArgs {
+        prefix: tree.clone(),
+        cuda: false,
+    })?;
+    bsuite_baselines::errln!("xtask: cargo test -p xtask --release --test slurm -- --ignored");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut slurm = std::process::Command::new(cargo);
+    slurm
+        .args(["test", "--manifest-path"])
+        .arg(manifest)
+        .args([
+            "-p",
+            "xtask",
+            "--release",
+            "--test",
+            "slurm",
+            "--",
+            "--ignored",
+        ])
+        .env("BSUITE_SLURM_TREE", &tree);
+    libtorch::run_status(slurm, "cargo test -p xtask --release --test slurm")
 }
