@@ -91,8 +91,11 @@ pub fn record_error(py: Python<'_>, err: &RecordError) -> PyErr {
             )),
             ClaimError::Recording { .. } => PyBlockingIOError::new_err(message),
             ClaimError::Lock {
-                error: LockError::Io { error, .. },
+                error: LockError::Io { error, .. } | LockError::Unsupported { error, .. },
             } => os_error(error, message),
+            ClaimError::Lock {
+                error: LockError::OtherSplit { .. },
+            } => PyBlockingIOError::new_err(message),
             ClaimError::RunsResults { .. }
             | ClaimError::OtherRun { .. }
             | ClaimError::Unclaimed { .. } => PyFileExistsError::new_err(message),
