@@ -441,6 +441,40 @@ mod tests {
         }
     }
 
+    /// The Containerfile's steps are the installed tree's: no registry is reachable where
+    /// the tests run, so the image is not built here; its build step is
+    /// `cargo xtask install`, and its run step is the tree's own check, which the Slurm
+    /// test runs on a moved tree (`xtask/tests/slurm.rs`).
+    #[test]
+    fn the_containerfile_builds_the_installed_tree() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Containerfile");
+        let text = fs::read_to_string(path).unwrap();
+        let steps: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        let has = |line: &str| steps.iter().any(|l| l.trim() == line);
+        assert!(
+            has("RUN cargo xtask install --prefix /opt/bsuite"),
+            "{text}"
+        );
+        assert!(has("COPY --from=build /opt/bsuite /opt/bsuite"), "{text}");
+        assert!(has("ENV PATH=/opt/bsuite/bin:$PATH"), "{text}");
+        assert!(
+            has("RUN bsuite-run --version && bsuite-xtask --version"),
+            "{text}"
+        );
+        // The Job's command is on that PATH.
+        assert!(k8s(&K8sArgs {
+            sweep: shape(),
+            image: "x".into(),
+            memory: "1Gi".into(),
+            storage: "1Gi".into(),
+            storage_class: None,
+            parallelism: Some(2),
+            out: PathBuf::new(),
+        })
+        .unwrap()
+        .contains("command: [\"bsuite-run\", \"dqn\""));
+    }
+
     #[test]
     fn the_slurm_array_runs_the_installed_tree_with_shard_auto() {
         let args = SlurmArgs {
