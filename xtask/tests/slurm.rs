@@ -291,7 +291,7 @@ fn submit(
     let words: Vec<&str> = said.split_whitespace().collect();
     (
         words[2].trim_end_matches(',').to_string(),
-        words[6].to_string(),
+        words[5].to_string(),
     )
 }
 
@@ -354,7 +354,7 @@ fn the_recipe_runs_on_a_real_slurm() {
         "bandit/0",
         "bandit/1",
         "--num-episodes",
-        "400",
+        "10000",
     ];
     let whole_dqn = root.join("whole-dqn");
     let checkout_run = Path::new(env!("CARGO_BIN_EXE_xtask")).with_file_name("bsuite-run");
