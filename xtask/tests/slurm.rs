@@ -254,20 +254,19 @@ fn ok(out: Output, what: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Writes the recipe for `agent` over `shards` and submits it; returns the array's and
-/// the final check's job ids.
+/// Writes the recipe for `agent` over `shards` (results and recipe named after `name`)
+/// and submits it; returns the array's and the final check's job ids.
 fn submit(
     slurm: &Slurm,
-    root: &Path,
-    tree: &Path,
-    agent: &str,
+    (root, tree): (&Path, &Path),
+    (name, agent): (&str, &str),
     shards: usize,
     sweep: &[&str],
 ) -> (String, String) {
-    let recipe = root.join(format!("recipe-{agent}"));
+    let recipe = root.join(format!("recipe-{name}"));
     let mut args = vec!["cluster", "slurm", "--agent", agent, "--cpus", "1"];
     let shards = shards.to_string();
-    let (results, prefix) = (root.join(agent), tree.display().to_string());
+    let (results, prefix) = (root.join(name), tree.display().to_string());
     let (results, out) = (results.display().to_string(), recipe.display().to_string());
     args.extend([
         "--shards",
@@ -368,7 +367,7 @@ fn the_recipe_runs_on_a_real_slurm() {
     );
 
     // random over 4 shards into one shared directory, then the final verify.
-    let (array, finish) = submit(&slurm, &root, &tree, "random", 4, &random_ids);
+    let (array, finish) = submit(&slurm, (&root, &tree), ("random", "random"), 4, &random_ids);
     slurm.wait_until_done(&array);
     slurm.wait_until_done(&finish);
     let log = fs::read_to_string(root.join(format!(
@@ -383,7 +382,25 @@ fn the_recipe_runs_on_a_real_slurm() {
     );
 
     // dqn over 2 shards; task 1 is cancelled once it has written a file, and resubmitted.
-    let (array, finish) = submit(&slurm, &root, &tree, "dqn", 2, &dqn_ids);
+    // The same over node-local directories, merged by the final step.
+    let mut local_ids = random_ids.to_vec();
+    local_ids.push("--node-local");
+    let (array, finish) = submit(&slurm, (&root, &tree), ("local", "random"), 4, &local_ids);
+    slurm.wait_until_done(&array);
+    slurm.wait_until_done(&finish);
+    let log = root.join(format!(
+        "recipe-local/logs/bsuite-random-finish-{finish}.out"
+    ));
+    let log = fs::read_to_string(log).unwrap();
+    assert!(log.contains("merged 4 directories"), "{log}");
+    assert!(log.contains("6 selected ids: 6 complete"), "{log}");
+    assert_eq!(
+        csvs(&root.join("local")),
+        csvs(&whole_random),
+        "node-local, merged"
+    );
+
+    let (array, finish) = submit(&slurm, (&root, &tree), ("dqn", "dqn"), 2, &dqn_ids);
     let results = root.join("dqn");
     slurm.wait_for("task 1 to write", || {
         fs::read_dir(&results).is_ok_and(|d| {
