@@ -91,8 +91,20 @@ pub fn record_error(py: Python<'_>, err: &RecordError) -> PyErr {
             )),
             ClaimError::Recording { .. } => PyBlockingIOError::new_err(message),
             ClaimError::Lock {
-                error: LockError::Io { error, .. } | LockError::Unsupported { error, .. },
+                error: LockError::Io { error, .. },
             } => os_error(error, message),
+            // The lock's own message advises `--lock none`, which recording has not.
+            ClaimError::Lock {
+                error: LockError::Unsupported { path, error },
+            } => os_error(
+                error,
+                format!(
+                    "the filesystem of {} refuses flock ({error}), so no second writer can be \
+                     kept out; record into a directory on a filesystem that locks (a local \
+                     one)",
+                    path.parent().unwrap_or(path).display()
+                ),
+            ),
             ClaimError::Lock {
                 error: LockError::OtherSplit { .. },
             } => PyBlockingIOError::new_err(message),
