@@ -242,3 +242,44 @@ fn shard_auto_reads_the_cluster() {
     );
     fs::remove_dir_all(&root).unwrap();
 }
+
+/// Finding 3: with `--jobs 4` the per-id lines interleaved
+/// (`bandit_noisebandit_noise//1513: : 10000 episodes...`). Every line is whole.
+#[test]
+fn lines_are_whole_with_many_jobs() {
+    let root = scratch("cluster-lines");
+    for round in 0..3 {
+        let dir = root.join(round.to_string());
+        let mut command = common::xtask();
+        command.args([
+            "bench-all",
+            "random",
+            "--plain",
+            "--no-score",
+            "--jobs",
+            "4",
+        ]);
+        command.args([
+            "--num-episodes",
+            "3",
+            "--ids",
+            "bandit",
+            "bandit_noise",
+            "catch",
+        ]);
+        let out = command.arg("--results").arg(&dir).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 20 + 20 + 20, "{text}");
+        for line in lines {
+            let (id, rest) = line.split_once(": ").unwrap_or_else(|| panic!("{line}"));
+            assert!(id.parse::<bsuite_envs::BsuiteId>().is_ok(), "{line}");
+            assert!(
+                rest.starts_with("3 episodes, ") && rest.ends_with(" steps/s)"),
+                "{line}"
+            );
+        }
+    }
+    fs::remove_dir_all(&root).unwrap();
+}
