@@ -283,3 +283,37 @@ fn lines_are_whole_with_many_jobs() {
     }
     fs::remove_dir_all(&root).unwrap();
 }
+
+/// Finding 4: each shard printed the scores of the whole shared directory, the other
+/// shards' files included. A shard scores its own ids.
+#[test]
+fn a_shard_scores_its_own_ids() {
+    let root = scratch("cluster-shard-score");
+    let dir = root.join("random");
+    let out = random(&dir, &["--shard", "1/2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut command = common::xtask();
+    command.args([
+        "bench-all",
+        "random",
+        "--plain",
+        "--jobs",
+        "1",
+        "--shard",
+        "0/2",
+    ]);
+    command.args(["--num-episodes", "20", "--ids"]).args(IDS);
+    let out = command.arg("--results").arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let summary = text
+        .lines()
+        .find(|l| l.starts_with("random: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        summary.starts_with("random: 2 bsuite_ids in 2 experiments"),
+        "{text}"
+    );
+    assert_eq!(csvs(&dir).len(), 4, "the directory holds both shards");
+    fs::remove_dir_all(&root).unwrap();
+}
