@@ -166,6 +166,8 @@ impl Slurm {
         command
             .args(args)
             .env("SLURM_CONF", self.dir.join("slurm.conf"))
+            // The jobs find LibTorch through the tree's own run path, nothing else.
+            .env_remove("LD_LIBRARY_PATH")
             .stdin(Stdio::null());
         command
     }
@@ -326,6 +328,18 @@ fn the_recipe_runs_on_a_real_slurm() {
         .status()
         .unwrap();
     assert!(copied.success());
+    // Its run path is relative to the binary, not the build checkout's.
+    if let Ok(out) = Command::new("readelf")
+        .arg("-d")
+        .arg(tree.join("bin/bsuite-run"))
+        .output()
+    {
+        let dynamic = String::from_utf8_lossy(&out.stdout);
+        let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        assert!(dynamic.contains("[$ORIGIN/../lib/torch/lib]"), "{dynamic}");
+        assert!(!dynamic.contains(&*checkout.to_string_lossy()), "{dynamic}");
+        assert!(!dynamic.contains(".bsuite/torch"), "{dynamic}");
+    }
     let slurm = Slurm::start(&root.join("slurm"));
 
     // One whole run of each from the checkout.
