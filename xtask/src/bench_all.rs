@@ -35,19 +35,26 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let agent = factory::agent(&args.agent)?;
     sweep::run_sweep("bench-all", agent, &args)?;
     if !args.no_score && !args.estimate {
-        print_scores(&args.results_dir());
+        print_scores(&args)?;
     }
     Ok(())
 }
 
-/// Prints the score summary of `results_dir` (as `cargo xtask score DIR`); a failure to
-/// score is a warning, since the results themselves are complete.
-pub fn print_scores(results_dir: &std::path::Path) {
+/// Prints the score summary of the ids the sweep `args` ran (its shard's, for a shard) in
+/// its results directory, as `cargo xtask score DIR --sweep IDS` would; a failure to score
+/// is a warning, since the results themselves are complete.
+pub fn print_scores(args: &SweepArgs) -> Result<()> {
+    let results_dir = args.results_dir();
+    let ids = args.ids()?;
+    if ids.is_empty() {
+        return Ok(());
+    }
     let args = crate::score::ScoreArgs {
         dirs: vec![results_dir.as_os_str().to_owned()],
         json: false,
         ids: false,
         lenient: true,
+        sweep: ids.iter().map(ToString::to_string).collect(),
     };
     if let Err(err) = crate::score::run(&args) {
         bsuite_baselines::errln!(
@@ -55,4 +62,5 @@ pub fn print_scores(results_dir: &std::path::Path) {
             results_dir.display()
         );
     }
+    Ok(())
 }

@@ -225,62 +225,108 @@ pub fn provision(cuda: bool) -> Result<LibTorch> {
     })
 }
 
-/// `pip install --target` into a scratch directory next to `dest`, renamed into place once
-/// complete, so an interrupted install is never mistaken for a finished one.
-fn pip_install(python: &str, dest: &Path, cuda: bool) -> Result<()> {
-    let lean =
-        !cuda && !nvidia_gpu_present() && cfg!(all(target_os = "linux", target_arch = "x86_64"));
-    let partial = dest.with_extension("partial");
-    if partial.exists() {
-        std::fs::remove_dir_all(&partial)
-            .with_context(|| format!("removing the unfinished install {}", partial.display()))?;
+/// Runs `install` into a scratch directory beside `dest` and renames it into place, once,
+/// however many processes ask at the same time: the first takes a lock beside `dest` and
+/// installs, the others wait for the lock and find `dest` complete. The scratch directory
+/// is this process's own, so an install is never deleted by another's start, and one
+/// that a kill interrupted is never mistaken for a finished one. Returns whether this
+/// process installed.
+pub fn install_once(dest: &Path, install: impl FnOnce(&Path) -> Result<()>) -> Result<bool> {
+    let parent = dest.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    let lock_path = dest.with_extension("lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .with_context(|| format!("opening {}", lock_path.display()))?;
+    lock.lock()
+        .with_context(|| format!("locking {}", lock_path.display()))?;
+    if dest.is_dir() {
+        return Ok(false);
     }
+    // Under the lock, scratch directories of earlier installs are those of dead ones.
+    let name = dest
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    for entry in std::fs::read_dir(parent)?.flatten() {
+        let other = entry.file_name().to_string_lossy().into_owned();
+        if other.starts_with(&format!("{name}.partial")) {
+            std::fs::remove_dir_all(entry.path()).with_context(|| {
+                format!("removing the unfinished install {}", entry.path().display())
+            })?;
+        }
+    }
+    let partial = dest.with_extension(format!("partial.{}", std::process::id()));
     std::fs::create_dir_all(&partial).with_context(|| format!("creating {}", partial.display()))?;
-    let mut command = Command::new(python);
-    command.args([
-        "-m",
-        "pip",
-        "install",
-        "--no-input",
-        "--disable-pip-version-check",
-    ]);
-    command.arg("--target").arg(&partial);
-    if lean {
-        bsuite_baselines::errln!(
-            "xtask: installing PyTorch {TORCH_VERSION} from PyPI into {}: the CPU libraries \
-             only (about 550 MB to download, 1.3 GB on disk); this takes about a minute, once",
-            dest.display()
-        );
-        // The wheel's CUDA dependencies are only needed on a GPU; libtorch_cpu links just
-        // the CUDA runtime and CUPTI, whose RPATH ($ORIGIN/../../nvidia/cu13/lib) finds them.
-        command
-            .arg("--no-deps")
-            .arg(format!("torch=={TORCH_VERSION}"));
-        command.args(CPU_ONLY_EXTRAS);
-    } else {
-        bsuite_baselines::errln!(
-            "xtask: installing PyTorch {TORCH_VERSION} with its CUDA libraries from PyPI into \
-             {} (about 4.6 GB); this takes a few minutes, once",
-            dest.display()
-        );
-        command.arg(format!("torch=={TORCH_VERSION}"));
-    }
-    let start = Instant::now();
-    let status = command
-        .status()
-        .with_context(|| format!("running {python} -m pip"))?;
-    if !status.success() {
-        bail!("{python} -m pip install exited with {status}");
-    }
-    if dest.exists() {
-        std::fs::remove_dir_all(dest).with_context(|| format!("replacing {}", dest.display()))?;
+    if let Err(error) = install(&partial) {
+        let _ = std::fs::remove_dir_all(&partial);
+        return Err(error);
     }
     std::fs::rename(&partial, dest)
         .with_context(|| format!("moving {} to {}", partial.display(), dest.display()))?;
-    bsuite_baselines::errln!(
-        "xtask: installed PyTorch {TORCH_VERSION} in {:.0} s",
-        start.elapsed().as_secs_f64()
-    );
+    drop(lock);
+    Ok(true)
+}
+
+/// `pip install --target` into `dest` through [`install_once`].
+fn pip_install(python: &str, dest: &Path, cuda: bool) -> Result<()> {
+    let lean =
+        !cuda && !nvidia_gpu_present() && cfg!(all(target_os = "linux", target_arch = "x86_64"));
+    let install = |partial: &Path| -> Result<()> {
+        let mut command = Command::new(python);
+        command.args([
+            "-m",
+            "pip",
+            "install",
+            "--no-input",
+            "--disable-pip-version-check",
+        ]);
+        command.arg("--target").arg(partial);
+        if lean {
+            bsuite_baselines::errln!(
+                "xtask: installing PyTorch {TORCH_VERSION} from PyPI into {}: the CPU \
+                 libraries only (about 550 MB to download, 1.3 GB on disk); this takes about \
+                 a minute, once",
+                dest.display()
+            );
+            // The wheel's CUDA dependencies are only needed on a GPU; libtorch_cpu links
+            // just the CUDA runtime and CUPTI, whose RPATH ($ORIGIN/../../nvidia/cu13/lib)
+            // finds them.
+            command
+                .arg("--no-deps")
+                .arg(format!("torch=={TORCH_VERSION}"));
+            command.args(CPU_ONLY_EXTRAS);
+        } else {
+            bsuite_baselines::errln!(
+                "xtask: installing PyTorch {TORCH_VERSION} with its CUDA libraries from PyPI \
+                 into {} (about 4.6 GB); this takes a few minutes, once",
+                dest.display()
+            );
+            command.arg(format!("torch=={TORCH_VERSION}"));
+        }
+        let start = Instant::now();
+        let status = command
+            .status()
+            .with_context(|| format!("running {python} -m pip"))?;
+        if !status.success() {
+            bail!("{python} -m pip install exited with {status}");
+        }
+        bsuite_baselines::errln!(
+            "xtask: installed PyTorch {TORCH_VERSION} in {:.0} s",
+            start.elapsed().as_secs_f64()
+        );
+        Ok(())
+    };
+    if !install_once(dest, install)? {
+        bsuite_baselines::errln!(
+            "xtask: another process installed PyTorch {TORCH_VERSION} into {} meanwhile",
+            dest.display()
+        );
+    }
     Ok(())
 }
 
@@ -415,6 +461,46 @@ pub fn libtorch_command(cuda: bool, cargo_args: &[OsString]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Finding 6 of issue 30: two first-time tasks provisioning LibTorch at once deleted
+    /// each other's `.partial` install. Many at once install once, and all find it whole.
+    #[test]
+    fn provisioning_at_once_installs_once() {
+        let root = std::env::temp_dir().join(format!("xtask-install-once-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let dest = root.join("torch-cpu");
+        // What the earlier, killed install left.
+        std::fs::create_dir_all(root.join("torch-cpu.partial")).unwrap();
+        let installs = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..6 {
+                scope.spawn(|| {
+                    install_once(&dest, |partial| {
+                        installs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        std::fs::write(partial.join("a"), "1").unwrap();
+                        std::thread::sleep(std::time::Duration::from_millis(100));
+                        std::fs::write(partial.join("b"), "2").unwrap();
+                        Ok(())
+                    })
+                    .unwrap();
+                    // Whoever installed, every caller finds the install whole.
+                    assert_eq!(std::fs::read_to_string(dest.join("b")).unwrap(), "2");
+                });
+            }
+        });
+        assert_eq!(installs.into_inner(), 1);
+        let left: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains("partial"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+        // A failed install leaves nothing that looks finished.
+        let failed = root.join("other");
+        assert!(install_once(&failed, |_| bail!("no network")).is_err());
+        assert!(!failed.exists());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 
     #[test]
     fn versions_are_read_from_zip_and_wheel_layouts() {

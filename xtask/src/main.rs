@@ -9,8 +9,11 @@ mod bench;
 mod bench_all;
 mod bench_python;
 mod bench_score;
+mod cluster;
 mod ids;
+mod install;
 mod libtorch;
+mod merge;
 mod py_torch;
 mod report;
 mod results_dirs;
@@ -73,6 +76,21 @@ enum Command {
     Agree(agree::AgreeArgs),
     /// Score results directories (bsuite CSVs) as bsuite does: per experiment, tag and id.
     Score(score::ScoreArgs),
+    /// Write a recipe that runs a sweep over a cluster from the installed tree: a Slurm
+    /// array with a final merge and verify, or a Kubernetes Indexed Job.
+    Cluster {
+        #[command(subcommand)]
+        target: cluster::ClusterTarget,
+    },
+    /// Install bsuite-run (and LibTorch where it needs it) and this program as
+    /// bsuite-xtask into a relocatable tree, for cluster tasks that run binaries, not cargo.
+    Install(install::InstallArgs),
+    /// Gather the results directories of one split run (shards, nodes) into OUT with their
+    /// manifest; refuses directories of different runs and ids whose files differ.
+    Merge(merge::MergeArgs),
+    /// List the missing, partial and damaged ids of a results directory; fails unless
+    /// every selected id is complete.
+    Verify(merge::VerifyArgs),
     /// List every agent's hyperparameters (`--config KEY=VALUE`) with their defaults.
     Agents,
     /// Ship a complete default sweep as a baseline: `baselines/<name>.tar.gz` and its
@@ -150,7 +168,7 @@ fn run(cli: Cli) -> Result<()> {
                 args.check_config()?;
                 libtorch::forward_bench_all(cuda)?;
                 if !args.no_score && !args.estimate {
-                    bench_all::print_scores(&args.results_dir());
+                    bench_all::print_scores(&args)?;
                 }
                 return Ok(());
             }
@@ -163,6 +181,10 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Agree(args) => agree::run(&args),
         Command::Score(args) => score::run(&args),
+        Command::Cluster { target } => cluster::run(&target),
+        Command::Install(args) => install::run(&args),
+        Command::Merge(args) => merge::merge(&args),
+        Command::Verify(args) => merge::verify(&args),
         Command::Agents => agents::run(),
         Command::PackBaseline(args) => baselines::pack(&args),
         Command::Study(args) => {

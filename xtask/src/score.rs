@@ -3,8 +3,11 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 
+use std::collections::BTreeSet;
+
 use anyhow::Result;
 use bsuite_analysis::{summarize, AgentResults, Score, Summary};
+use bsuite_envs::BsuiteId;
 use clap::Args;
 use serde_json::{json, Map, Value};
 
@@ -27,14 +30,26 @@ pub struct ScoreArgs {
     /// Skip malformed result files (reported on stderr) instead of failing.
     #[arg(long)]
     pub lenient: bool,
+    /// Score only these bsuite_ids, experiments or tags (default: SWEEP, all 468); the
+    /// selected ids without results are named on standard error.
+    #[arg(long, num_args = 1.., value_name = "ID|EXPERIMENT|TAG|SWEEP|TESTING")]
+    pub sweep: Vec<String>,
 }
 
 /// Runs the command.
 pub fn run(args: &ScoreArgs) -> Result<()> {
-    let agents = load_agents(&args.dirs, args.lenient)?;
-    for agent in &agents {
+    let mut agents = load_agents(&args.dirs, args.lenient)?;
+    let selected = bsuite_baselines::sweep::select_ids(&args.sweep)?;
+    for agent in &mut agents {
         for skipped in &agent.skipped {
             bsuite_baselines::errln!("warning: {skipped}");
+        }
+        let missing = restrict(agent, &selected);
+        if !missing.is_empty() {
+            bsuite_baselines::errln!(
+                "warning: {}",
+                missing_ids(&agent.name, &missing, selected.len())
+            );
         }
     }
     let summaries: Vec<Summary> = agents.iter().map(summarize).collect();
@@ -53,6 +68,35 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     };
     let _ = write!(bsuite_baselines::console::Stdout, "{out}");
     Ok(())
+}
+
+/// Keeps `agent`'s runs of the `selected` ids and returns the selected ids it has no
+/// results for: a shard scores its own ids, not its directory's, and ids never run are
+/// named rather than left out of the scores silently.
+fn restrict(agent: &mut AgentResults, selected: &[BsuiteId]) -> Vec<BsuiteId> {
+    let wanted: BTreeSet<BsuiteId> = selected.iter().copied().collect();
+    agent.runs.retain(|run| wanted.contains(&run.id()));
+    let present: BTreeSet<BsuiteId> = agent.runs.iter().map(|run| run.id()).collect();
+    selected
+        .iter()
+        .filter(|id| !present.contains(id))
+        .copied()
+        .collect()
+}
+
+/// The warning for `missing` ids of `selected` selected ones.
+fn missing_ids(agent: &str, missing: &[BsuiteId], selected: usize) -> String {
+    let shown: Vec<String> = missing.iter().take(5).map(ToString::to_string).collect();
+    let more = match missing.len() > shown.len() {
+        true => ", ...",
+        false => "",
+    };
+    format!(
+        "{agent}: {} of the {selected} selected bsuite_ids have no results ({}{more}); the \
+         scores are of the others only",
+        missing.len(),
+        shown.join(", ")
+    )
 }
 
 fn number(score: Score) -> Value {
@@ -235,6 +279,30 @@ mod tests {
         let text = std::fs::read_to_string(fixtures().join("random_scores.json")).unwrap();
         let theirs: Value = serde_json::from_str(&text).unwrap();
         assert_json_close(&ours, &theirs, 1e-9, "");
+    }
+
+    /// Finding 4 of issue 30: each shard printed the scores of the whole shared directory,
+    /// the other shards' half-written files included. A shard scores its own ids, and
+    /// selected ids without results are named.
+    #[test]
+    fn a_shard_scores_its_own_ids_and_names_the_missing() {
+        let dir = fixtures().join("random_results");
+        let mut agents = load_agents(&[dir.to_string_lossy().into_owned()], false).unwrap();
+        let all: Vec<BsuiteId> = bsuite_envs::sweep().collect();
+        let shard = bsuite_baselines::runner::Shard { index: 1, count: 4 }.select(&all);
+        let before = agents[0].runs.len();
+        let missing = restrict(&mut agents[0], &shard);
+        let kept: Vec<BsuiteId> = agents[0].runs.iter().map(|r| r.id()).collect();
+        assert!(kept.len() < before && !kept.is_empty());
+        assert!(kept.iter().all(|id| shard.contains(id)), "{kept:?}");
+        assert_eq!(kept.len() + missing.len(), shard.len());
+        assert!(missing.iter().all(|id| !kept.contains(id)));
+        let text = missing_ids("random", &missing, shard.len());
+        let expected = format!(
+            "random: {} of the 117 selected bsuite_ids have no results (",
+            missing.len()
+        );
+        assert!(text.starts_with(&expected), "{text}");
     }
 
     #[test]

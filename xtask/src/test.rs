@@ -8,9 +8,9 @@ use crate::libtorch;
 /// Options of `cargo xtask test`.
 #[derive(Args, Debug)]
 pub struct TestArgs {
-    /// Skip the LibTorch agents' tests (no LibTorch is provisioned then).
+    /// Skip the tests of the LibTorch engine (no LibTorch is provisioned then).
     #[arg(long)]
-    pub no_tch: bool,
+    pub no_libtorch: bool,
     /// Skip the Python package's tests (no wheel is built and no venv made then).
     #[arg(long, conflicts_with = "python_only")]
     pub no_python: bool,
@@ -20,11 +20,12 @@ pub struct TestArgs {
 }
 
 /// Runs `cargo test --workspace` (nothing there needs LibTorch), then the Python tests
-/// ([`crate::wheel::test`]: the wheel, a numpy-only smoke test and pytest), then provisions
-/// LibTorch and runs `cargo test -p bsuite-baselines --features libtorch --release --
-/// --include-ignored`: the agents train for a few hundred episodes in these tests, which
-/// needs optimised code, and bench-all's tch binaries share the release build. The tests
-/// ignored in debug builds run there; with `--no-tch`, `cargo test -p bsuite-baselines
+/// ([`crate::wheel::test`]: the wheel, a numpy-only smoke test and pytest), then the
+/// cluster recipe on a real Slurm ([`slurm_test`]), then provisions LibTorch and runs
+/// `cargo test -p bsuite-baselines --features libtorch --release -- --include-ignored`:
+/// the agents train for a few hundred episodes in these tests, which needs optimised
+/// code. The tests
+/// ignored in debug builds run there; with `--no-libtorch`, `cargo test -p bsuite-baselines
 /// --release -- --ignored` runs them instead, so no ignored test is skipped.
 pub fn run(args: TestArgs) -> Result<()> {
     if args.python_only {
@@ -48,7 +49,9 @@ pub fn run(args: TestArgs) -> Result<()> {
     if !args.no_python {
         crate::wheel::test()?;
     }
-    if args.no_tch {
+    // The installed tree builds without LibTorch, so the cluster test runs either way.
+    slurm_test(&manifest)?;
+    if args.no_libtorch {
         // The tests `#[ignore]`d as too slow for debug builds still run, optimised.
         bsuite_baselines::errln!("xtask: cargo test -p bsuite-baselines --release -- --ignored");
         let mut ignored = std::process::Command::new(&cargo);
@@ -83,6 +86,35 @@ pub fn run(args: TestArgs) -> Result<()> {
         tch,
         "cargo test -p bsuite-baselines --features libtorch --release",
     )
+}
+
+/// The cluster recipe on a real one-node Slurm (`xtask/tests/slurm.rs`), run from a tree
+/// that `cargo xtask install` writes under `target/`.
+fn slurm_test(manifest: &std::path::Path) -> Result<()> {
+    let tree = libtorch::workspace_root()
+        .join("target")
+        .join("slurm-test-tree");
+    crate::install::run(&crate::install::InstallArgs {
+        prefix: tree.clone(),
+        cuda: false,
+    })?;
+    bsuite_baselines::errln!("xtask: cargo test -p xtask --release --test slurm -- --ignored");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut slurm = std::process::Command::new(cargo);
+    slurm
+        .args(["test", "--manifest-path"])
+        .arg(manifest)
+        .args([
+            "-p",
+            "xtask",
+            "--release",
+            "--test",
+            "slurm",
+            "--",
+            "--ignored",
+        ])
+        .env("BSUITE_SLURM_TREE", &tree);
+    libtorch::run_status(slurm, "cargo test -p xtask --release --test slurm")
 }
 
 #[cfg(test)]

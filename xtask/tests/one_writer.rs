@@ -87,3 +87,29 @@ fn shards_of_one_split_share_a_directory() {
     owner.wait().unwrap();
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Finding 2 of issue 30: `--shard 0/4` and `--shard 0/3` on one directory ran
+/// overlapping ids twice and both failed. A shard of another split is refused at once,
+/// naming both splits, and writes nothing.
+#[test]
+fn a_shard_of_another_split_is_refused() {
+    let dir = scratch("writer-splits");
+    let mut owner = start_owner(&dir, &["--shard", "0/4"], ".bsuite-lock-shard-0-of-4");
+    let other = run(&dir, &["--ids", "catch", "--shard", "0/3"]);
+    still_running(&mut owner);
+    let stderr = String::from_utf8_lossy(&other.stderr);
+    assert!(!other.status.success(), "{stderr}");
+    assert!(stderr.contains("this run is --shard 0/3"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("shard 0/4: pid {}", owner.id())),
+        "{stderr}"
+    );
+    owner.kill().unwrap();
+    owner.wait().unwrap();
+    let manifest = fs::read_to_string(dir.join("bsuite_run.json")).unwrap();
+    assert!(
+        manifest.contains("\"shards\": 4"),
+        "the manifest records the split: {manifest}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

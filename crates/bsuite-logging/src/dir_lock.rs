@@ -46,6 +46,39 @@ pub enum Holder {
     Recorder,
 }
 
+/// Whether a writer takes the directory's locks: `flock` (the default), or none, for a
+/// filesystem that refuses `flock` when the writer is sure to be the directory's only one
+/// (`--lock none`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Locking {
+    /// `flock` on the lock files.
+    #[default]
+    Flock,
+    /// No lock at all: nothing keeps a second writer out.
+    Unlocked,
+}
+
+impl std::str::FromStr for Locking {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "flock" => Ok(Locking::Flock),
+            "none" => Ok(Locking::Unlocked),
+            _ => Err(format!("'{s}' is not a lock: flock or none")),
+        }
+    }
+}
+
+impl fmt::Display for Locking {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Locking::Flock => "flock",
+            Locking::Unlocked => "none",
+        })
+    }
+}
+
 /// Held while a run writes into a results directory; dropping it releases the directory.
 #[derive(Debug)]
 pub struct DirLock {
@@ -61,6 +94,24 @@ pub enum LockError {
         dir: PathBuf,
         /// Who holds it, as its lock file says (empty when it could not be read).
         owner: String,
+    },
+    /// Shards of another split (another N) are writing into it: their ids overlap this
+    /// shard's.
+    OtherSplit {
+        /// The results directory.
+        dir: PathBuf,
+        /// This shard, `index`/`count`.
+        ours: (usize, usize),
+        /// Who holds the other split's shards, as their lock files say.
+        theirs: String,
+    },
+    /// The filesystem refuses `flock` (`ENOLCK`, `EOPNOTSUPP`, `ENOSYS`): no second
+    /// writer can be kept out. `--lock none` runs without the lock.
+    Unsupported {
+        /// The lock file.
+        path: PathBuf,
+        /// The OS error.
+        error: std::io::Error,
     },
     /// The lock file could not be opened or locked.
     Io {
@@ -89,6 +140,24 @@ impl fmt::Display for LockError {
                      --shard I/N, may share a directory)"
                 )
             }
+            LockError::OtherSplit { dir, ours, theirs } => write!(
+                f,
+                "results directory {} is being written by shards of another split ({theirs}); \
+                 this run is --shard {}/{}, whose ids overlap theirs: shards share a \
+                 directory only within one split (the same N). Wait for them to end, or pass \
+                 their N or another --results",
+                dir.display(),
+                ours.0,
+                ours.1
+            ),
+            LockError::Unsupported { path, error } => write!(
+                f,
+                "the filesystem of {} refuses flock ({error}), so bsuite-rs cannot keep a \
+                 second writer out of the directory. Write to a node-local directory (e.g. \
+                 $TMPDIR) and gather it with `cargo xtask merge`, or, if you are sure this \
+                 run is the only writer of the directory, pass --lock none",
+                path.parent().unwrap_or(path).display()
+            ),
             LockError::Io { path, error } => write!(f, "locking {}: {error}", path.display()),
         }
     }
@@ -110,6 +179,14 @@ impl std::error::Error for LockError {}
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub fn lock(dir: &Path, holder: Holder) -> Result<DirLock, LockError> {
+    lock_with(dir, holder, Locking::Flock)
+}
+
+/// [`lock`], or, with [`Locking::Unlocked`], nothing: a `DirLock` that holds no lock.
+pub fn lock_with(dir: &Path, holder: Holder, locking: Locking) -> Result<DirLock, LockError> {
+    if locking == Locking::Unlocked {
+        return Ok(DirLock { _files: Vec::new() });
+    }
     let whole = dir.join(LOCK_FILE);
     let mut files = Vec::new();
     match holder {
@@ -122,6 +199,17 @@ pub fn lock(dir: &Path, holder: Holder) -> Result<DirLock, LockError> {
             let own = dir.join(format!("{LOCK_FILE}-shard-{index}-of-{count}"));
             let file = take(dir, &own, false)?;
             files.push(describe(file, &own, holder)?);
+            // Each shard looks for other splits after it holds its own file, so of two
+            // shards of different splits that start together the later looker sees the
+            // other.
+            let theirs = other_splits(dir, count);
+            if !theirs.is_empty() {
+                return Err(LockError::OtherSplit {
+                    dir: dir.to_path_buf(),
+                    ours: (index, count),
+                    theirs,
+                });
+            }
         }
         Holder::Recorder => files.push(take(dir, &whole, true)?),
     }
@@ -134,27 +222,43 @@ pub fn lock(dir: &Path, holder: Holder) -> Result<DirLock, LockError> {
 #[derive(Debug)]
 pub struct Provenance {
     dir: PathBuf,
-    _file: File,
+    /// `None` under [`Locking::Unlocked`].
+    _file: Option<File>,
 }
 
 impl Provenance {
     /// Waits for and takes `dir`'s provenance.
     pub fn take(dir: &Path) -> Result<Self, LockError> {
+        Self::take_with(dir, Locking::Flock)
+    }
+
+    /// [`Provenance::take`], or, with [`Locking::Unlocked`], a provenance that holds no
+    /// lock (and sees no recorders).
+    pub fn take_with(dir: &Path, locking: Locking) -> Result<Self, LockError> {
+        if locking == Locking::Unlocked {
+            return Ok(Provenance {
+                dir: dir.to_path_buf(),
+                _file: None,
+            });
+        }
         let path = dir.join(PROVENANCE_FILE);
         let io = |error| LockError::Io {
             path: path.clone(),
             error,
         };
         let file = open_lock_file(&path).map_err(io)?;
-        file.lock().map_err(io)?;
+        file.lock().map_err(|error| flock_error(&path, error))?;
         Ok(Provenance {
             dir: dir.to_path_buf(),
-            _file: file,
+            _file: Some(file),
         })
     }
 
     /// Whether a recorder ([`Holder::Recorder`]) is writing into the directory now.
     pub fn recorders_active(&self) -> Result<bool, LockError> {
+        if self._file.is_none() {
+            return Ok(false);
+        }
         let path = self.dir.join(RECORDERS_FILE);
         let io = |error| LockError::Io {
             path: path.clone(),
@@ -164,7 +268,7 @@ impl Provenance {
         match file.try_lock() {
             Ok(()) => Ok(false),
             Err(TryLockError::WouldBlock) => Ok(true),
-            Err(TryLockError::Error(error)) => Err(io(error)),
+            Err(TryLockError::Error(error)) => Err(flock_error(&path, error)),
         }
     }
 
@@ -174,6 +278,31 @@ impl Provenance {
         let path = self.dir.join(RECORDERS_FILE);
         lock._files.push(take(&self.dir, &path, true)?);
         Ok(())
+    }
+}
+
+/// Whether `error` from `flock` says the filesystem does not do locks at all (NFS without
+/// a lock manager, some FUSE filesystems), rather than that this lock failed.
+fn refuses_flock(error: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        let codes = [libc::ENOLCK, libc::EOPNOTSUPP, libc::ENOTSUP, libc::ENOSYS];
+        error
+            .raw_os_error()
+            .is_some_and(|code| codes.contains(&code))
+    }
+    #[cfg(not(unix))]
+    {
+        error.kind() == std::io::ErrorKind::Unsupported
+    }
+}
+
+/// The error of a failed `flock` on `path`.
+fn flock_error(path: &Path, error: std::io::Error) -> LockError {
+    let path = path.to_path_buf();
+    match refuses_flock(&error) {
+        true => LockError::Unsupported { path, error },
+        false => LockError::Io { path, error },
     }
 }
 
@@ -205,7 +334,7 @@ fn take(dir: &Path, path: &Path, shared: bool) -> Result<File, LockError> {
             dir: dir.to_path_buf(),
             owner: owners(dir),
         }),
-        Err(TryLockError::Error(error)) => Err(io(error)),
+        Err(TryLockError::Error(error)) => Err(flock_error(path, error)),
     }
 }
 
@@ -235,6 +364,43 @@ fn describe(mut file: File, path: &Path, holder: Holder) -> Result<File, LockErr
         error,
     })?;
     Ok(file)
+}
+
+/// Who holds shard lock files of splits other than `count` in `dir` now.
+fn other_splits(dir: &Path, count: usize) -> String {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return String::new();
+    };
+    let prefix = format!("{LOCK_FILE}-shard-");
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let split = name
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.split_once("-of-"));
+            split.is_some_and(|(_, n)| n.parse::<usize>().is_ok_and(|n| n != count))
+        })
+        .collect();
+    paths.sort();
+    let mut found = Vec::new();
+    for path in paths {
+        let mut text = String::new();
+        let held = File::open(&path).is_ok_and(|mut f| {
+            matches!(f.try_lock_shared(), Err(TryLockError::WouldBlock))
+                && f.read_to_string(&mut text).is_ok()
+        });
+        if held {
+            // A shard that has just taken its file may not have described itself yet.
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            let text = text.trim();
+            found.push(match text.is_empty() {
+                true => format!("a shard starting, {}", name.unwrap_or_default()),
+                false => text.to_string(),
+            });
+        }
+    }
+    found.join("; ")
 }
 
 /// What the directory's lock files say about their owners, for a refusal.
@@ -309,6 +475,49 @@ mod tests {
         assert!(busy.contains("being recorded into"), "{busy}");
         drop(recorder);
         assert!(!provenance.recorders_active().unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Finding 7 of issue 30: on a filesystem without `flock` every run failed with a bare
+    /// OS error. The refusal is recognised and says what to do.
+    #[test]
+    fn a_filesystem_without_flock_is_named() {
+        let path = Path::new("/cluster/results/.bsuite-lock");
+        for code in [libc::ENOLCK, libc::EOPNOTSUPP, libc::ENOSYS] {
+            let error = flock_error(path, std::io::Error::from_raw_os_error(code));
+            assert!(matches!(error, LockError::Unsupported { .. }), "{error}");
+            let message = error.to_string();
+            assert!(
+                message.contains("/cluster/results refuses flock"),
+                "{message}"
+            );
+            assert!(message.contains("--lock none"), "{message}");
+            assert!(message.contains("xtask merge"), "{message}");
+        }
+        let denied = flock_error(path, std::io::Error::from_raw_os_error(libc::EACCES));
+        assert!(matches!(denied, LockError::Io { .. }), "{denied}");
+    }
+
+    /// Finding 2 of issue 30: `--shard 0/4` and `--shard 0/3` on one directory ran
+    /// overlapping ids twice and both failed. A shard of another split is refused while
+    /// one of the first split holds the directory, naming both splits; once they are
+    /// gone, another split may resume the directory.
+    #[test]
+    fn splits_of_different_n_are_refused() {
+        let dir = scratch("splits");
+        let shard = |index, count| Holder::Shard { index, count };
+        let four = lock(&dir, shard(0, 4)).unwrap();
+        let three = lock(&dir, shard(0, 3)).unwrap_err();
+        assert!(matches!(three, LockError::OtherSplit { .. }), "{three}");
+        let message = three.to_string();
+        assert!(message.contains("--shard 0/3"), "{message}");
+        assert!(message.contains("shard 0/4: pid"), "{message}");
+        assert!(lock(&dir, shard(2, 3)).is_err());
+        let other = lock(&dir, shard(3, 4)).unwrap();
+        drop((four, other));
+        let three = lock(&dir, shard(2, 3)).unwrap();
+        assert!(lock(&dir, shard(1, 4)).is_err(), "and the other way round");
+        drop(three);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

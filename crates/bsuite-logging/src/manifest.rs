@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::dir_lock::{self, DirLock, Holder, LockError, Provenance};
+use crate::dir_lock::{self, DirLock, Holder, LockError, Locking, Provenance};
 use crate::results::FILE_PREFIX;
 
 /// The manifest's file name in a results directory.
@@ -45,6 +45,10 @@ pub struct RunManifest {
     pub config: BTreeMap<String, String>,
     /// Episodes per id when shortened (`--num-episodes`); `None` for each id's own count.
     pub num_episodes: Option<usize>,
+    /// The number of shards of the split (`--shard I/N`) that writes the directory, if it
+    /// is split; shards of another split are refused while one of this split writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<usize>,
     /// The bsuite-rs version that wrote it.
     pub bsuite_rs: String,
     /// The git revision of the build that wrote it last, when known.
@@ -72,12 +76,13 @@ pub struct Overwriting {
 
 /// The fields this version knows: a manifest with others was written by a newer one, and
 /// rewriting it would drop them.
-const KNOWN_FIELDS: [&str; 9] = [
+const KNOWN_FIELDS: [&str; 10] = [
     "agent",
     "description",
     "seed",
     "config",
     "num_episodes",
+    "shards",
     "bsuite_rs",
     "git_revision",
     "earlier_revisions",
@@ -201,14 +206,16 @@ pub struct Claim {
 /// will write. Another run's directory, an unreadable manifest and results files without
 /// one are refused unless `overwrite`; then (and for every `overwrite`) the manifest lists
 /// the files that are still another run's, which the returned [`Claim::rerun`] holds
-/// where selected.
+/// where selected. `locking` is the writer's ([`Locking::Unlocked`]: no lock is taken).
 pub fn claim(
     dir: &Path,
     ours: &RunManifest,
     overwrite: bool,
     selected: &BTreeSet<String>,
+    locking: Locking,
 ) -> Result<Claim, ClaimError> {
-    let provenance = Provenance::take(dir).map_err(|error| ClaimError::Lock { error })?;
+    let provenance =
+        Provenance::take_with(dir, locking).map_err(|error| ClaimError::Lock { error })?;
     if provenance
         .recorders_active()
         .map_err(|error| ClaimError::Lock { error })?
@@ -289,8 +296,9 @@ pub fn claim(
 }
 
 /// Records that `file` (of a [`Claim::rerun`]) now holds this run's results.
-pub fn finished(dir: &Path, file: &str) -> Result<(), ClaimError> {
-    let _provenance = Provenance::take(dir).map_err(|error| ClaimError::Lock { error })?;
+pub fn finished(dir: &Path, file: &str, locking: Locking) -> Result<(), ClaimError> {
+    let _provenance =
+        Provenance::take_with(dir, locking).map_err(|error| ClaimError::Lock { error })?;
     let mut manifest = match RunManifest::read(dir) {
         Ok(Some(manifest)) => manifest,
         Ok(None) => return Ok(()),
@@ -353,6 +361,7 @@ impl RunManifest {
             seed,
             config: BTreeMap::new(),
             num_episodes,
+            shards: None,
             bsuite_rs: env!("CARGO_PKG_VERSION").to_string(),
             git_revision: None,
             earlier_revisions: Vec::new(),
@@ -573,7 +582,7 @@ mod tests {
             ("aaa", "aaa", vec!["aaa", "bbb"]),
             ("ccc", "ccc", vec!["aaa", "bbb"]),
         ] {
-            claim(&dir, &by(revision, 42), false, &selected).unwrap();
+            claim(&dir, &by(revision, 42), false, &selected, Locking::Flock).unwrap();
             let earlier: Vec<String> = earlier.iter().map(|r| r.to_string()).collect();
             assert_eq!(
                 recorded(&dir),
@@ -581,7 +590,7 @@ mod tests {
                 "after {revision}"
             );
         }
-        claim(&dir, &by("ddd", 7), true, &selected).unwrap();
+        claim(&dir, &by("ddd", 7), true, &selected, Locking::Flock).unwrap();
         assert_eq!(recorded(&dir), ("ddd".to_string(), vec![]), "another run");
         std::fs::remove_dir_all(&dir).unwrap();
     }

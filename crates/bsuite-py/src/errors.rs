@@ -93,6 +93,21 @@ pub fn record_error(py: Python<'_>, err: &RecordError) -> PyErr {
             ClaimError::Lock {
                 error: LockError::Io { error, .. },
             } => os_error(error, message),
+            // The lock's own message advises `--lock none`, which recording has not.
+            ClaimError::Lock {
+                error: LockError::Unsupported { path, error },
+            } => os_error(
+                error,
+                format!(
+                    "the filesystem of {} refuses flock ({error}), so no second writer can be \
+                     kept out; record into a directory on a filesystem that locks (a local \
+                     one)",
+                    path.parent().unwrap_or(path).display()
+                ),
+            ),
+            ClaimError::Lock {
+                error: LockError::OtherSplit { .. },
+            } => PyBlockingIOError::new_err(message),
             ClaimError::RunsResults { .. }
             | ClaimError::OtherRun { .. }
             | ClaimError::Unclaimed { .. } => PyFileExistsError::new_err(message),

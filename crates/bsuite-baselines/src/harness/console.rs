@@ -18,7 +18,16 @@ static CLOSED: AtomicBool = AtomicBool::new(false);
 /// Writes `args` and a newline to standard output unless it has been closed. Use it
 /// through [`outln!`](crate::outln).
 pub fn line(args: fmt::Arguments) {
-    let _ = writeln!(Stdout, "{args}");
+    let _ = write_line(&mut Stdout, args);
+}
+
+/// Writes `args` and a newline to `out` in one write: `writeln!` writes each piece of the
+/// format on its own, and threads that share standard output (`--jobs`) would interleave
+/// their pieces.
+fn write_line(out: &mut impl Write, args: fmt::Arguments) -> io::Result<()> {
+    let mut text = fmt::format(args);
+    text.push('\n');
+    out.write_all(text.as_bytes())
 }
 
 /// Standard output as a [`Write`] that never fails: once the reader has gone, or standard
@@ -58,7 +67,7 @@ fn closed(err: &io::Error) {
 /// disk) the message is dropped, since there is nowhere left to say so. Use it through
 /// [`errln!`](crate::errln).
 pub fn err_line(args: fmt::Arguments) {
-    let _ = writeln!(io::stderr().lock(), "{args}");
+    let _ = write_line(&mut io::stderr().lock(), args);
 }
 
 /// `println!` for the command-line tools: see [`console`](crate::console).
@@ -82,4 +91,42 @@ macro_rules! errln {
     ($($arg:tt)*) => {
         $crate::console::err_line(format_args!($($arg)*))
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records each `write` call, as a pipe shared by threads sees them.
+    #[derive(Default)]
+    struct Calls(Vec<Vec<u8>>);
+
+    impl Write for Calls {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.push(buf.to_vec());
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Finding 3 of issue 30: with `--jobs 4`, `bandit_noisebandit_noise//1513: : ...`.
+    /// A line goes out in one write, so lines of threads that share standard output never
+    /// interleave.
+    #[test]
+    fn a_line_is_one_write() {
+        let mut calls = Calls::default();
+        let id = "bandit_noise/15";
+        write_line(
+            &mut calls,
+            format_args!("{id}: {} episodes, {} steps", 10000, 3),
+        )
+        .unwrap();
+        assert_eq!(
+            calls.0,
+            [b"bandit_noise/15: 10000 episodes, 3 steps\n".to_vec()]
+        );
+    }
 }

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use bsuite_envs::{BsuiteId, Environment, LoadError};
 use bsuite_logging::csv_logging::{temp_path, CsvLogger};
-use bsuite_logging::dir_lock::{Holder, LockError};
+use bsuite_logging::dir_lock::{Holder, LockError, Locking};
 use bsuite_logging::manifest::{self, ClaimError, ManifestError, RunManifest};
 use bsuite_logging::results::{file_name, logged_episodes, ReadError};
 use bsuite_logging::{LogError, Logging};
@@ -30,14 +30,15 @@ use bsuite_logging::{LogError, Logging};
 use crate::config::AgentConfig;
 use crate::experiment::{run_lockstep, run_with, ReplicaEnd};
 use crate::factory::{AgentEntry, AgentSetup, Batching, ComputeDevice};
-pub use crate::shard::{ParseShardError, Shard};
+pub use crate::shard::{AutoShardError, ParseShardError, Shard, ShardArg};
 
 /// How to run a set of ids.
 #[derive(Clone, Debug)]
 pub struct RunnerOptions {
     /// Where the CSV files go (created if missing).
     pub results_dir: PathBuf,
-    /// Batches (or ids) run at once; 0 means one per available core.
+    /// Batches (or ids) run at once; 0 means one per CPU this process may use
+    /// ([`usable_cpus`]).
     pub jobs: usize,
     /// Replace finished results instead of skipping them.
     pub overwrite: bool,
@@ -55,6 +56,9 @@ pub struct RunnerOptions {
     pub device: ComputeDevice,
     /// The agent's hyperparameters; `None` runs its defaults. Its `seed` is `seed`'s.
     pub config: Option<AgentConfig>,
+    /// Whether the run locks its results directory ([`Locking::Unlocked`] only where the
+    /// filesystem refuses `flock` and the run is the directory's only writer).
+    pub lock: Locking,
 }
 
 impl RunnerOptions {
@@ -80,14 +84,34 @@ impl RunnerOptions {
         Ok(config)
     }
 
-    /// Batches run at once: `jobs`, or one per core when it is 0.
+    /// Batches run at once: `jobs`, or [`usable_cpus`] when it is 0.
     pub fn effective_jobs(&self) -> usize {
         if self.jobs == 0 {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
+            usable_cpus()
         } else {
             self.jobs
         }
     }
+}
+
+/// The CPUs this process may use: its affinity mask and its cgroup's `cpu.max` quota (as
+/// the standard library reads them), and no more than a Slurm task's
+/// `SLURM_CPUS_PER_TASK`, which under `task/none` is neither of those.
+pub fn usable_cpus() -> usize {
+    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cpus_within(
+        available,
+        std::env::var("SLURM_CPUS_PER_TASK").ok().as_deref(),
+    )
+}
+
+/// `available` CPUs, at most `slurm_cpus_per_task` where that is a count.
+fn cpus_within(available: usize, slurm_cpus_per_task: Option<&str>) -> usize {
+    let slurm = slurm_cpus_per_task.and_then(|n| n.trim().parse::<usize>().ok());
+    slurm
+        .filter(|&n| n > 0)
+        .map_or(available, |n| n.min(available))
+        .max(1)
 }
 
 impl Default for RunnerOptions {
@@ -104,6 +128,7 @@ impl Default for RunnerOptions {
             shard: None,
             device: ComputeDevice::Cpu,
             config: None,
+            lock: Locking::Flock,
         }
     }
 }
@@ -334,10 +359,11 @@ fn claim(
             .entries()
             .map(|(key, value)| (key.to_string(), value.to_string()))
             .collect(),
+        shards: options.shard.map(|shard| shard.count),
         ..RunManifest::new(agent.name, &description, options.seed, options.num_episodes)
     };
     let selected = ids.iter().map(file_name).collect();
-    manifest::claim(dir, &ours, options.overwrite, &selected)
+    manifest::claim(dir, &ours, options.overwrite, &selected, options.lock)
         .map_err(|error| RunError::Claim { error })
 }
 
@@ -367,7 +393,7 @@ pub fn run_ids(
         Some(Shard { index, count }) => Holder::Shard { index, count },
         None => Holder::Run,
     };
-    let _lock = bsuite_logging::dir_lock::lock(&options.results_dir, holder)
+    let _lock = bsuite_logging::dir_lock::lock_with(&options.results_dir, holder, options.lock)
         .map_err(|error| RunError::Lock { error })?;
     let config = options.config_for(agent)?;
     let claim = claim(&options.results_dir, agent, &config, options, ids)?;
@@ -375,7 +401,7 @@ pub fn run_ids(
     let replaced = |id: &BsuiteId| {
         let file = file_name(id);
         if claim.rerun.contains(&file) {
-            if let Err(error) = manifest::finished(&options.results_dir, &file) {
+            if let Err(error) = manifest::finished(&options.results_dir, &file, options.lock) {
                 // The id is rerun again on resume; the run says why at its end.
                 let mut first = unfinished.lock().unwrap_or_else(|e| e.into_inner());
                 first.get_or_insert(error);
@@ -780,6 +806,54 @@ fn open(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Finding 5 of issue 30: under Slurm's `task/none` a 1-CPU task saw the machine's 2
+    /// cores and ran 2 jobs. The task's CPUs bound the default.
+    #[test]
+    fn jobs_default_to_the_tasks_cpus() {
+        assert_eq!(cpus_within(2, Some("1")), 1);
+        assert_eq!(cpus_within(16, Some("8")), 8);
+        assert_eq!(
+            cpus_within(4, Some("8")),
+            4,
+            "the affinity mask bounds it too"
+        );
+        assert_eq!(cpus_within(4, None), 4);
+        assert_eq!(cpus_within(4, Some("x")), 4);
+        assert_eq!(cpus_within(4, Some("0")), 4);
+        // The affinity mask, as the standard library reads it, is the other bound.
+        let mask = std::thread::available_parallelism().unwrap().get();
+        assert!(usable_cpus() <= mask);
+    }
+
+    /// `--lock none` (issue 30 finding 7): a run on a filesystem that refuses `flock`
+    /// takes no lock at all, and still writes its manifest and results.
+    #[test]
+    fn an_unlocked_run_takes_no_lock() {
+        let dir =
+            std::env::temp_dir().join(format!("bsuite-runner-unlocked-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let options = RunnerOptions {
+            results_dir: dir.clone(),
+            num_episodes: Some(3),
+            lock: Locking::Unlocked,
+            ..RunnerOptions::default()
+        };
+        let ids: Vec<BsuiteId> = vec!["bandit/0".parse().unwrap()];
+        let agent = crate::factory::agent("random").unwrap();
+        let reports = run_ids(&ids, agent, &options, &Progress::default(), &|_| ()).unwrap();
+        assert!(matches!(
+            reports[0].outcome,
+            Outcome::Ran { episodes: 3, .. }
+        ));
+        let mut names: Vec<String> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["bsuite_id_-_bandit-0.csv", "bsuite_run.json"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn shards_partition_the_ids() {

@@ -9,9 +9,14 @@ use std::time::{Duration, Instant};
 
 use bsuite_envs::{BsuiteId, IdError, LoadError};
 
+use bsuite_logging::dir_lock::Locking;
+
 use crate::config::{AgentConfig, ConfigError};
 use crate::factory::{AgentEntry, ComputeDevice};
-use crate::runner::{self, IdReport, Outcome, Progress, Replaced, RunError, RunnerOptions, Shard};
+use crate::runner::{
+    self, AutoShardError, IdReport, Outcome, Progress, Replaced, RunError, RunnerOptions, Shard,
+    ShardArg,
+};
 
 /// The options of a sweep, as `cargo xtask bench-all` and `bsuite-run` take them.
 #[derive(Clone, Debug)]
@@ -42,7 +47,8 @@ pub struct SweepArgs {
     /// Hyperparameters from a TOML file of `key = value` lines.
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.toml"))]
     pub config_file: Option<PathBuf>,
-    /// Batches of ids run at once (default: one per core).
+    /// Batches of ids run at once (default: one per CPU the process may use: its affinity
+    /// mask, its cgroup's cpu.max, SLURM_CPUS_PER_TASK).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 0))]
     pub jobs: usize,
     /// Re-run ids whose results file is already complete, replacing it.
@@ -55,9 +61,23 @@ pub struct SweepArgs {
     #[cfg_attr(feature = "cli", arg(long, value_name = "N", value_parser = positive))]
     pub num_episodes: Option<usize>,
     /// Run only shard I of N (0-based) of the selected ids, e.g. 0/4, to split a sweep over
-    /// machines; the shards' results directories merge by copying.
-    #[cfg_attr(feature = "cli", arg(long, value_name = "I/N"))]
-    pub shard: Option<Shard>,
+    /// machines (shards of one split may share a directory; `cargo xtask merge` gathers
+    /// separate ones). `auto`: the shard of this Slurm array task (`SLURM_ARRAY_TASK_*`)
+    /// or Kubernetes Indexed Job pod (`JOB_COMPLETION_INDEX`, with --shards).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "I/N|auto"))]
+    pub shard: Option<ShardArg>,
+    /// `flock` (default) keeps a second writer out of the results directory; `none` takes
+    /// no lock, for a filesystem that refuses flock, where you are sure to be the
+    /// directory's only writer (one directory per task, gathered by `cargo xtask merge`).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value = "flock", value_name = "flock|none")
+    )]
+    pub lock: Locking,
+    /// With `--shard auto`: the number of shards; the array task id (or completion index)
+    /// is then the shard number, 0 to N-1.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
+    pub shards: Option<usize>,
     /// Most ids per lockstep batch for agents that batch; 1 runs ids one by one. Results
     /// are the same either way. Default: the agent's own (32 for dqn and actor_critic, 1
     /// for boot_dqn and actor_critic_rnn, whose batches gain nothing or outgrow the
@@ -201,6 +221,12 @@ pub enum SweepError {
         /// Why.
         error: NameError,
     },
+    /// `--shard auto` cannot tell which shard this is.
+    #[error("{error}")]
+    Shard {
+        /// Why.
+        error: AutoShardError,
+    },
     /// `--device` names an accelerator for an agent that runs on the CPU only.
     #[error(
         "{agent} runs on the CPU only; --device {device} is for the LibTorch agents ({})",
@@ -316,16 +342,29 @@ impl SweepArgs {
             seed,
             num_episodes: self.num_episodes,
             batch_size: self.batch_size,
-            shard: self.shard,
+            shard: self.shard()?,
             device: self.device,
             config: Some(config),
+            lock: self.lock,
         })
     }
 
+    /// The shard this process runs, if any: `--shard I/N`, or `--shard auto` read from the
+    /// cluster's environment ([`ShardArg::resolve`]).
+    pub fn shard(&self) -> Result<Option<Shard>, SweepError> {
+        let resolve = |arg: ShardArg| arg.resolve(self.shards, |name| std::env::var(name).ok());
+        match (self.shard, self.shards) {
+            (None, None) => Ok(None),
+            (None, Some(shards)) => Err(AutoShardError::ShardsWithoutAuto { shards }),
+            (Some(arg), _) => resolve(arg).map(Some),
+        }
+        .map_err(|error| SweepError::Shard { error })
+    }
+
     /// The ids to run: the selectors resolved, then this shard of them.
-    pub fn ids(&self) -> Result<Vec<BsuiteId>, IdError> {
-        let ids = select_ids(&self.ids)?;
-        Ok(match self.shard {
+    pub fn ids(&self) -> Result<Vec<BsuiteId>, SweepError> {
+        let ids = select_ids(&self.ids).map_err(|error| SweepError::Ids { error })?;
+        Ok(match self.shard()? {
             Some(shard) => shard.select(&ids),
             None => ids,
         })
@@ -414,7 +453,7 @@ pub fn run_sweep(
     agent: AgentEntry,
     args: &SweepArgs,
 ) -> Result<Vec<IdReport>, SweepError> {
-    let ids = args.ids().map_err(|error| SweepError::Ids { error })?;
+    let ids = args.ids()?;
     let options = args.runner_options(agent)?;
     if args.estimate {
         crate::errln!(
@@ -435,8 +474,8 @@ pub fn run_sweep(
     if args.device != ComputeDevice::Cpu {
         notes.push(format!("device {}", args.device));
     }
-    if let Some(shard) = args.shard {
-        notes.push(format!("shard {}/{}", shard.index, shard.count));
+    if let Some(shard) = options.shard {
+        notes.push(format!("shard {shard}"));
     }
     crate::errln!(
         "{name}: {} on {} ids into {} ({})",
@@ -445,6 +484,13 @@ pub fn run_sweep(
         options.results_dir.display(),
         notes.join(", ")
     );
+    if options.lock == Locking::Unlocked {
+        crate::errln!(
+            "{name}: WARNING: --lock none: {} is not locked. You are the only writer: a \
+             second run or shard writing there now would mix or replace results unseen",
+            options.results_dir.display()
+        );
+    }
     let progress = Progress::default();
     let start = Instant::now();
     let display = Display::new(ids.len(), plain);
@@ -624,6 +670,8 @@ mod tests {
             seed: None,
             num_episodes: None,
             shard: Some("1/4".parse().unwrap()),
+            shards: None,
+            lock: Locking::Flock,
             batch_size: 0,
             plain: true,
             no_score: false,
