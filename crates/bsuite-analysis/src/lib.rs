@@ -56,6 +56,7 @@ pub mod numeric;
 pub mod plot;
 pub mod score;
 pub mod smoothers;
+pub mod stats;
 mod summary;
 
 pub use agent_results::AgentResults;
