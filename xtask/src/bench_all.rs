@@ -25,6 +25,8 @@ pub fn print_scores(results_dir: &std::path::Path) {
         json: false,
         ids: false,
         lenient: true,
+        reps: crate::score::DEFAULT_REPS,
+        bootstrap_seed: 0,
     };
     if let Err(err) = crate::score::run(&args) {
         bsuite_baselines::errln!(

@@ -1,14 +1,24 @@
 //! `cargo xtask score DIR... [--json]`: bsuite scores of one or more results directories.
+//!
+//! A directory of `seed-<s>/` results directories is one agent over several seeds
+//! (`bsuite_analysis::seeds`): its scores are the means over seeds with 95% stratified
+//! bootstrap intervals, and per tag rliable's four aggregates with theirs. A plain results
+//! directory prints exactly what it always did.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
 
 use anyhow::Result;
-use bsuite_analysis::{summarize, AgentResults, Score, Summary};
+use bsuite_analysis::seeds::{SeededAgent, SeededSummary};
+use bsuite_analysis::stats::{Bootstrap, Estimate};
+use bsuite_analysis::{AgentResults, Score, Summary};
 use clap::Args;
 use serde_json::{json, Map, Value};
 
-use crate::results_dirs::load_agents;
+use crate::results_dirs::load_seeded_agents;
+
+/// Bootstrap replicates of the intervals unless `--reps` says otherwise.
+pub const DEFAULT_REPS: usize = 10_000;
 
 /// Arguments of `cargo xtask score`.
 #[derive(Args)]
@@ -27,29 +37,52 @@ pub struct ScoreArgs {
     /// Skip malformed result files (reported on stderr) instead of failing.
     #[arg(long)]
     pub lenient: bool,
+    /// Bootstrap replicates behind the intervals over seeds.
+    #[arg(long, default_value_t = DEFAULT_REPS, value_name = "N", value_parser = bsuite_baselines::sweep::positive)]
+    pub reps: usize,
+    /// Seed of the bootstrap: the same seed gives the same intervals.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub bootstrap_seed: u32,
+}
+
+impl ScoreArgs {
+    /// The bootstrap behind the intervals.
+    pub fn bootstrap(&self) -> Bootstrap {
+        Bootstrap {
+            reps: self.reps,
+            seed: self.bootstrap_seed,
+            confidence: 0.95,
+        }
+    }
 }
 
 /// Runs the command.
 pub fn run(args: &ScoreArgs) -> Result<()> {
-    let agents = load_agents(&args.dirs, args.lenient)?;
-    for agent in &agents {
-        for skipped in &agent.skipped {
+    let agents = load_seeded_agents(&args.dirs, args.lenient)?;
+    for seed in agents.iter().flat_map(|a| &a.seeds) {
+        for skipped in &seed.results.skipped {
             bsuite_baselines::errln!("warning: {skipped}");
         }
     }
-    let summaries: Vec<Summary> = agents.iter().map(summarize).collect();
+    let summaries: Vec<SeededSummary> = agents.iter().map(SeededAgent::summarize).collect();
+    let settings = args.bootstrap();
     let out = if args.json {
+        // A single seed prints ref_score.py's object, as it always did.
+        let one = |s: &SeededSummary| match s.seeds.as_slice() {
+            [(_, only)] => reference_json(only),
+            _ => seeded_json(s, &settings),
+        };
         let value = match summaries.as_slice() {
-            [one] => reference_json(one),
-            many => Value::Object(
-                many.iter()
-                    .map(|s| (s.agent.clone(), reference_json(s)))
-                    .collect(),
-            ),
+            [single] => one(single),
+            many => Value::Object(many.iter().map(|s| (s.agent.clone(), one(s))).collect()),
         };
         serde_json::to_string_pretty(&value)? + "\n"
+    } else if summaries.iter().all(|s| s.num_seeds() == 1) {
+        let results: Vec<&AgentResults> = agents.iter().map(|a| &a.seeds[0].results).collect();
+        let single: Vec<Summary> = summaries.iter().map(|s| s.seeds[0].1.clone()).collect();
+        table(&results, &single, args.ids)
     } else {
-        table(&agents, &summaries, args.ids)
+        seeds_table(&agents, &summaries, &settings)
     };
     let _ = write!(bsuite_baselines::console::Stdout, "{out}");
     Ok(())
@@ -93,7 +126,7 @@ fn cell(score: Score, finished: bool, width: usize) -> String {
 }
 
 /// The readable report: experiments and tags with one score column per agent, then notes.
-fn table(agents: &[AgentResults], summaries: &[Summary], with_ids: bool) -> String {
+fn table(agents: &[&AgentResults], summaries: &[Summary], with_ids: bool) -> String {
     let mut out = String::new();
     let w = summaries.iter().map(|s| s.agent.len()).fold(6, usize::max);
     for (agent, summary) in agents.iter().zip(summaries) {
@@ -198,6 +231,227 @@ fn table(agents: &[AgentResults], summaries: &[Summary], with_ids: bool) -> Stri
     out
 }
 
+fn estimate_json(e: Estimate) -> Value {
+    let finite = |x: f64| if x.is_finite() { json!(x) } else { Value::Null };
+    json!({"value": finite(e.value), "lo": finite(e.lo), "hi": finite(e.hi)})
+}
+
+/// The JSON of an agent over several seeds: `experiments`, `finished`, `tags` and `ids` as
+/// for one seed but holding means over seeds (null where no seed has a defined score),
+/// then `seeds`, `per_seed` (each seed's own object, keyed by seed) and `intervals`: per
+/// experiment the mean's interval and seed count, per tag rliable's four aggregates with
+/// theirs, and how the bootstrap was drawn.
+pub fn seeded_json(summary: &SeededSummary, settings: &Bootstrap) -> Value {
+    let mean = |values: &[f64]| {
+        if values.is_empty() {
+            Value::Null
+        } else {
+            json!(values.iter().sum::<f64>() / values.len() as f64)
+        }
+    };
+    let experiment_stats = summary.experiment_stats(settings);
+    let tag_stats = summary.tag_stats(settings);
+    let mut experiments = Map::new();
+    let mut finished = Map::new();
+    let mut experiment_intervals = Map::new();
+    for e in &experiment_stats {
+        experiments.insert(e.experiment.name.into(), mean(&e.values));
+        finished.insert(e.experiment.name.into(), json!(e.finished));
+        let mut interval = estimate_json(e.mean);
+        interval["seeds"] = json!(e.values.len());
+        experiment_intervals.insert(e.experiment.name.into(), interval);
+    }
+    let mut tags = Map::new();
+    let mut tag_intervals = Map::new();
+    for t in &tag_stats {
+        let m = t.mean().value;
+        tags.insert(
+            t.tag.as_str().into(),
+            if m.is_nan() { Value::Null } else { json!(m) },
+        );
+        let mut entry = Map::new();
+        entry.insert("experiments".into(), json!(t.experiments));
+        for (aggregate, estimate) in &t.aggregates {
+            entry.insert(aggregate.as_str().into(), estimate_json(*estimate));
+        }
+        tag_intervals.insert(t.tag.as_str().into(), Value::Object(entry));
+    }
+    // Ids in sweep order, each the mean of the seeds with a defined score.
+    let mut ids: Vec<(bsuite_envs::BsuiteId, Vec<f64>)> = Vec::new();
+    for (_, seed) in &summary.seeds {
+        for id in &seed.ids {
+            let at = match ids.iter().position(|(i, _)| *i == id.id) {
+                Some(at) => at,
+                None => {
+                    ids.push((id.id, Vec::new()));
+                    ids.len() - 1
+                }
+            };
+            if let Score::Value(v) = id.score {
+                ids[at].1.push(v);
+            }
+        }
+    }
+    ids.sort_by_key(|(id, _)| bsuite_envs::sweep().position(|s| s == *id));
+    let ids: Map<String, Value> = ids
+        .iter()
+        .map(|(id, v)| (id.to_string(), mean(v)))
+        .collect();
+    let seed_name = |seed: Option<u32>| seed.map_or("unknown".to_string(), |s| s.to_string());
+    let per_seed: Map<String, Value> = summary
+        .seeds
+        .iter()
+        .map(|(seed, s)| (seed_name(*seed), reference_json(s)))
+        .collect();
+    json!({
+        "experiments": experiments,
+        "finished": finished,
+        "tags": tags,
+        "ids": ids,
+        "seeds": summary.seeds.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+        "per_seed": per_seed,
+        "intervals": {
+            "method": "stratified percentile bootstrap over seeds",
+            "confidence": settings.confidence,
+            "reps": settings.reps,
+            "bootstrap_seed": settings.seed,
+            "experiments": experiment_intervals,
+            "tags": tag_intervals,
+        },
+    })
+}
+
+/// `0.512 [0.480, 0.545]`, or `n/a`, right-aligned in `width`, then the unfinished mark.
+fn interval_cell(e: Estimate, finished: bool, width: usize) -> String {
+    let mark = if finished { ' ' } else { '*' };
+    let text = if e.value.is_nan() {
+        "n/a".to_string()
+    } else {
+        e.to_string()
+    };
+    format!("{text:>width$}{mark}")
+}
+
+/// The readable report of agents over seeds: per experiment and tag, the mean over seeds
+/// with its interval and the number of seeds; then, per agent, rliable's aggregates per tag.
+fn seeds_table(
+    agents: &[SeededAgent],
+    summaries: &[SeededSummary],
+    settings: &Bootstrap,
+) -> String {
+    let mut out = String::new();
+    let w = summaries.iter().map(|s| s.agent.len()).fold(20, usize::max);
+    for (agent, summary) in agents.iter().zip(summaries) {
+        let seeds: Vec<String> = agent
+            .seed_list()
+            .iter()
+            .map(|s| s.map_or("?".into(), |s| s.to_string()))
+            .collect();
+        let runs: usize = agent.seeds.iter().map(|s| s.results.runs.len()).sum();
+        let written_by = agent.seeds[0]
+            .results
+            .manifest
+            .as_ref()
+            .map_or(String::new(), |m| {
+                format!(", agent {}: {}", m.agent, m.description)
+            });
+        let count = summary.num_seeds();
+        let plural = if count == 1 { "" } else { "s" };
+        let _ = writeln!(
+            out,
+            "{}: {count} seed{plural} ({}), {runs} runs in {} experiments{written_by}",
+            agent.name,
+            seeds.join(", "),
+            summary.experiments().len()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "mean over seeds [{:.0}% stratified bootstrap interval: {} replicates, seed {}]",
+        settings.confidence * 100.0,
+        settings.reps,
+        settings.seed
+    );
+    let experiment_stats: Vec<_> = summaries
+        .iter()
+        .map(|s| s.experiment_stats(settings))
+        .collect();
+    let tag_stats: Vec<_> = summaries.iter().map(|s| s.tag_stats(settings)).collect();
+    let _ = write!(out, "\n{:<22}", "experiment");
+    for s in summaries {
+        let _ = write!(out, " {:>w$} ", s.agent);
+    }
+    let _ = writeln!(out, "  seeds");
+    for experiment in bsuite_envs::experiments() {
+        let entries: Vec<_> = experiment_stats
+            .iter()
+            .map(|stats| stats.iter().find(|e| e.experiment.name == experiment.name))
+            .collect();
+        if entries.iter().all(Option::is_none) {
+            continue;
+        }
+        let _ = write!(out, "{:<22}", experiment.name);
+        let mut counts = Vec::new();
+        for entry in &entries {
+            match entry {
+                Some(e) => {
+                    let _ = write!(out, " {}", interval_cell(e.mean, e.finished, w));
+                    counts.push(e.values.len().to_string());
+                }
+                None => {
+                    let _ = write!(out, " {:>w$} ", "-");
+                    counts.push("-".into());
+                }
+            }
+        }
+        let _ = writeln!(out, "  {}", counts.join(" | "));
+    }
+    let _ = write!(out, "\n{:<22}", "tag");
+    for s in summaries {
+        let _ = write!(out, " {:>w$} ", s.agent);
+    }
+    let _ = writeln!(out, "  seeds");
+    for (k, tag) in tag_stats[0].iter().enumerate() {
+        let _ = write!(out, "{:<22}", tag.tag.as_str());
+        for stats in &tag_stats {
+            let _ = write!(out, " {}", interval_cell(stats[k].mean(), true, w));
+        }
+        let counts: Vec<String> = summaries
+            .iter()
+            .map(|s| s.num_seeds().to_string())
+            .collect();
+        let _ = writeln!(out, "  {}", counts.join(" | "));
+    }
+    for (summary, stats) in summaries.iter().zip(&tag_stats) {
+        let count = summary.num_seeds();
+        let plural = if count == 1 { "" } else { "s" };
+        let _ = writeln!(
+            out,
+            "\n{}, {count} seed{plural}: rliable's aggregates per tag",
+            summary.agent
+        );
+        let _ = write!(out, "{:<22}", "tag");
+        for name in ["mean", "median", "IQM", "optimality gap"] {
+            let _ = write!(out, " {name:>20} ");
+        }
+        let _ = writeln!(out);
+        for tag in stats {
+            let _ = write!(out, "{:<22}", tag.tag.as_str());
+            for (_, estimate) in &tag.aggregates {
+                let _ = write!(out, " {}", interval_cell(*estimate, true, 20));
+            }
+            let _ = writeln!(out);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n* = unfinished: some seed's bsuite_id has not reached the experiment's episodes.\n\
+         Intervals resample seeds within each experiment (rliable's stratified bootstrap); with\n\
+         one seed there is nothing to resample and the interval is the score itself."
+    );
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,32 +481,121 @@ mod tests {
         }
     }
 
+    fn load(args: &[String]) -> (Vec<SeededAgent>, Vec<SeededSummary>) {
+        let agents = load_seeded_agents(args, false).unwrap();
+        let summaries = agents.iter().map(SeededAgent::summarize).collect();
+        (agents, summaries)
+    }
+
     #[test]
     fn json_equals_ref_score_on_the_random_run() {
         let dir = fixtures().join("random_results");
-        let agents = load_agents(&[dir.to_string_lossy().into_owned()], false).unwrap();
-        let ours = reference_json(&summarize(&agents[0]));
+        let (_, summaries) = load(&[dir.to_string_lossy().into_owned()]);
+        let ours = reference_json(&summaries[0].seeds[0].1);
         let text = std::fs::read_to_string(fixtures().join("random_scores.json")).unwrap();
         let theirs: Value = serde_json::from_str(&text).unwrap();
         assert_json_close(&ours, &theirs, 1e-9, "");
+    }
+
+    /// `score` on a single-seed directory prints what it printed before seeds existed:
+    /// `random_score_output.{json,txt}` are the outputs of the build before them.
+    #[test]
+    fn single_seed_output_is_unchanged_byte_for_byte() {
+        let dir = fixtures().join("random_results");
+        let args = ScoreArgs {
+            dirs: vec![dir.clone().into_os_string()],
+            json: true,
+            ids: true,
+            lenient: false,
+            reps: 10_000,
+            bootstrap_seed: 0,
+        };
+        let (agents, summaries) = load(&[dir.to_string_lossy().into_owned()]);
+        let json =
+            serde_json::to_string_pretty(&reference_json(&summaries[0].seeds[0].1)).unwrap() + "\n";
+        let golden = std::fs::read_to_string(fixtures().join("random_score_output.json")).unwrap();
+        assert_eq!(json, golden);
+        let results: Vec<&AgentResults> = agents.iter().map(|a| &a.seeds[0].results).collect();
+        let text = table(&results, &[summaries[0].seeds[0].1.clone()], args.ids);
+        let golden = std::fs::read_to_string(fixtures().join("random_score_output.txt")).unwrap();
+        assert_eq!(text, golden);
     }
 
     #[test]
     fn table_marks_unfinished_and_names_agents() {
         let dir = fixtures().join("random_results");
         let arg = format!("rand={}", dir.display());
-        let agents = load_agents(std::slice::from_ref(&arg), false).unwrap();
-        let summaries: Vec<Summary> = agents.iter().map(summarize).collect();
-        let text = table(&agents, &summaries, true);
+        let (agents, summaries) = load(std::slice::from_ref(&arg));
+        let results: Vec<&AgentResults> = agents.iter().map(|a| &a.seeds[0].results).collect();
+        let single: Vec<Summary> = summaries.iter().map(|s| s.seeds[0].1.clone()).collect();
+        let text = table(&results, &single, true);
         assert!(text.starts_with("rand: 115 bsuite_ids in 23 experiments (0 unfinished)"));
         assert!(
             text.contains("discounting_chain       0.200   5/20 @ 1000/1000"),
             "{text}"
         );
         assert!(text.contains("deep_sea/20"));
-        let err = load_agents(&[arg.clone(), arg], false)
+        let err = load_seeded_agents(&[arg.clone(), arg], false)
             .unwrap_err()
             .to_string();
         assert!(err.contains("both named 'rand'"), "{err}");
+    }
+
+    /// Copies the fixture's files whose names contain one of `keep` into `dir/seed-<seed>`,
+    /// with a manifest naming `seed`.
+    fn seed_copy(dir: &std::path::Path, seed: u32, keep: &[&str]) {
+        let to = dir.join(format!("seed-{seed}"));
+        std::fs::create_dir_all(&to).unwrap();
+        let from = fixtures().join("random_results");
+        for entry in std::fs::read_dir(&from).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if keep.iter().any(|k| name.contains(k)) {
+                std::fs::copy(from.join(&name), to.join(&name)).unwrap();
+            }
+        }
+        bsuite_logging::manifest::RunManifest::new("random", "random", seed, None)
+            .write(&to)
+            .unwrap();
+    }
+
+    #[test]
+    fn multi_seed_json_adds_seeds_and_intervals_to_the_single_seed_keys() {
+        let dir = std::env::temp_dir().join(format!("bsuite-score-seeds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        seed_copy(&dir, 42, &["bsuite_id"]);
+        seed_copy(&dir, 43, &["bandit-"]);
+        let (agents, summaries) = load(&[dir.to_string_lossy().into_owned()]);
+        let settings = Bootstrap::default();
+        let json = seeded_json(&summaries[0], &settings);
+        assert_eq!(json["seeds"], json!([42, 43]));
+        // Each seed's object is what that seed's directory gives alone.
+        let alone = |seed: u32| {
+            let (_, s) = load(&[dir
+                .join(format!("seed-{seed}"))
+                .to_string_lossy()
+                .into_owned()]);
+            reference_json(&s[0].seeds[0].1)
+        };
+        assert_eq!(json["per_seed"]["42"], alone(42));
+        assert_eq!(json["per_seed"]["43"], alone(43));
+        // Seed 43 repeats seed 42's bandit runs: the mean is that score, the interval a point.
+        let bandit = &json["per_seed"]["42"]["experiments"]["bandit"];
+        assert_eq!(&json["experiments"]["bandit"], bandit);
+        let interval = &json["intervals"]["experiments"]["bandit"];
+        assert_eq!((&interval["lo"], &interval["hi"]), (bandit, bandit));
+        assert_eq!(interval["seeds"], json!(2));
+        assert_eq!(json["intervals"]["experiments"]["catch"]["seeds"], json!(1));
+        assert_eq!(
+            json["experiments"]["catch"],
+            json["per_seed"]["42"]["experiments"]["catch"]
+        );
+        let tags = json["intervals"]["tags"].as_object().unwrap();
+        assert_eq!(tags.len(), 7);
+        assert_eq!(tags["basic"]["experiments"], json!(5));
+        // The readable table says how many seeds each score rests on.
+        let text = seeds_table(&agents, &summaries, &settings);
+        assert!(text.contains("2 seeds (42, 43)"), "{text}");
+        assert!(text.contains("rliable's aggregates per tag"), "{text}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
