@@ -9,6 +9,7 @@ mod bench;
 mod bench_all;
 mod bench_python;
 mod bench_score;
+mod compare;
 mod ids;
 mod libtorch;
 mod py_torch;
@@ -73,6 +74,10 @@ enum Command {
     Agree(agree::AgreeArgs),
     /// Score results directories (bsuite CSVs) as bsuite does: per experiment, tag and id.
     Score(score::ScoreArgs),
+    /// Compare two agents (results directories, directories of seed-<s>/ ones, or shipped
+    /// baselines) per tag and experiment: the difference and P(A > B) with intervals, and a
+    /// verdict that names the seeds needed when the evidence is not enough.
+    Compare(compare::CompareArgs),
     /// List every agent's hyperparameters (`--config KEY=VALUE`) with their defaults.
     Agents,
     /// Ship a complete default sweep as a baseline: `baselines/<name>.tar.gz` and its
@@ -163,6 +168,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Agree(args) => agree::run(&args),
         Command::Score(args) => score::run(&args),
+        Command::Compare(args) => compare::run(&args),
         Command::Agents => agents::run(),
         Command::PackBaseline(args) => baselines::pack(&args),
         Command::Study(args) => {

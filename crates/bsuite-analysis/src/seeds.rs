@@ -472,8 +472,7 @@ impl PairComparison {
                 format!("inconclusive: about {n} seeds a side would detect {tolerance}")
             }
             Conclusion::Inconclusive { seeds: None } => {
-                "inconclusive: one seed a side has no spread; run 2 or more to size a study"
-                    .to_string()
+                "inconclusive: one seed a side has no spread to size a study with".to_string()
             }
         }
     }
