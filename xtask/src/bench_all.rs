@@ -27,6 +27,7 @@ pub fn print_scores(results_dir: &std::path::Path) {
         lenient: true,
         reps: crate::score::DEFAULT_REPS,
         bootstrap_seed: 0,
+        export: Vec::new(),
     };
     if let Err(err) = crate::score::run(&args) {
         bsuite_baselines::errln!(

@@ -90,8 +90,8 @@ pub fn run(args: &CompareArgs) -> Result<()> {
                         r.name.clone(),
                         json!({
                             "experiments": r.experiments,
-                            "difference": finite(r.difference),
-                            "p_improvement": finite(r.improvement),
+                            "difference": crate::score::estimate_json(r.difference),
+                            "p_improvement": crate::score::estimate_json(r.improvement),
                             "verdict": r.verdict(&a.agent, &b.agent, args.tolerance),
                         }),
                     )
@@ -115,12 +115,6 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     };
     let _ = write!(bsuite_baselines::console::Stdout, "{out}");
     Ok(())
-}
-
-/// An estimate as JSON, null for what is not a number (no shared experiment).
-fn finite(e: bsuite_analysis::stats::Estimate) -> Value {
-    let f = |x: f64| if x.is_finite() { json!(x) } else { Value::Null };
-    json!({"value": f(e.value), "lo": f(e.lo), "hi": f(e.hi)})
 }
 
 /// `name (3 seeds: 42, 43, 44)`.

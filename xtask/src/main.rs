@@ -15,6 +15,7 @@ mod libtorch;
 mod py_torch;
 mod report;
 mod results_dirs;
+mod rliable_check;
 mod score;
 mod study;
 mod test;

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use bsuite_analysis::seeds::{SeededAgent, SeededSummary};
 use bsuite_analysis::stats::{Bootstrap, Estimate};
 use bsuite_analysis::{AgentResults, Score, Summary};
@@ -43,6 +43,11 @@ pub struct ScoreArgs {
     /// Seed of the bootstrap: the same seed gives the same intervals.
     #[arg(long, default_value_t = 0, value_name = "S")]
     pub bootstrap_seed: u32,
+    /// Also write every agent's scores for another tool: `--export rliable FILE.json`
+    /// writes, per agent, its (seeds x experiments) array of scores in the JSON that
+    /// [`rliable_export`] documents, for rliable and numpy.
+    #[arg(long, num_args = 2, value_names = ["FORMAT", "FILE"])]
+    pub export: Vec<std::ffi::OsString>,
 }
 
 impl ScoreArgs {
@@ -66,6 +71,24 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     }
     let summaries: Vec<SeededSummary> = agents.iter().map(SeededAgent::summarize).collect();
     let settings = args.bootstrap();
+    if let [format, file] = args.export.as_slice() {
+        if format != "rliable" {
+            bail!(
+                "--export {}: the one export format is rliable (--export rliable FILE.json)",
+                format.to_string_lossy()
+            );
+        }
+        let file = std::path::Path::new(file);
+        if file.extension().is_none_or(|e| e != "json") {
+            bail!(
+                "--export rliable {}: the export is JSON, so name the file *.json",
+                file.display()
+            );
+        }
+        let text = serde_json::to_string_pretty(&rliable_export(&summaries))? + "\n";
+        std::fs::write(file, text).with_context(|| format!("writing {}", file.display()))?;
+        bsuite_baselines::errln!("score: wrote the rliable export {}", file.display());
+    }
     let out = if args.json {
         // A single seed prints ref_score.py's object, as it always did.
         let one = |s: &SeededSummary| match s.seeds.as_slice() {
@@ -231,7 +254,75 @@ fn table(agents: &[&AgentResults], summaries: &[Summary], with_ids: bool) -> Str
     out
 }
 
-fn estimate_json(e: Estimate) -> Value {
+/// The export for rliable (`score --export rliable FILE.json`), version 1:
+///
+/// ```json
+/// {
+///   "format": "bsuite-rs rliable export 1",
+///   "experiments": ["bandit", "catch", ...],
+///   "tags": {"basic": ["bandit", "catch", ...], ...},
+///   "agents": {"dqn": {"seeds": [42, 43], "scores": [[0.98, 0.71, ...], [0.97, 0.65, ...]]}}
+/// }
+/// ```
+///
+/// `experiments` are the columns: every experiment some agent has data for, in bsuite's
+/// order; `tags` lists each tag's columns. Each agent's `scores` has one row per seed (in
+/// `seeds`' order, `null` for a directory without a manifest) and one column per
+/// experiment: the bsuite score, or `null` where that seed has none (no data, or bsuite's
+/// NaN). In Python, `np.array(agent["scores"], dtype=float)` is rliable's
+/// `(num_runs x num_tasks)` array, with NaN for the nulls; select a tag's columns for its
+/// aggregates.
+pub fn rliable_export(summaries: &[SeededSummary]) -> Value {
+    let columns: Vec<&'static bsuite_envs::Experiment> = bsuite_envs::experiments()
+        .iter()
+        .copied()
+        .filter(|e| {
+            summaries
+                .iter()
+                .any(|s| s.experiments().iter().any(|x| x.name == e.name))
+        })
+        .collect();
+    let tags: Map<String, Value> = bsuite_analysis::plot::RADAR_TAGS
+        .iter()
+        .map(|tag| {
+            let names: Vec<&str> = columns
+                .iter()
+                .filter(|e| e.tags.contains(tag))
+                .map(|e| e.name)
+                .collect();
+            (tag.as_str().to_string(), json!(names))
+        })
+        .collect();
+    let agents: Map<String, Value> = summaries
+        .iter()
+        .map(|s| {
+            let rows: Vec<Vec<Value>> = s
+                .seeds
+                .iter()
+                .map(|(_, seed)| {
+                    columns
+                        .iter()
+                        .map(|e| {
+                            seed.experiment(e.name)
+                                .map_or(Value::Null, |x| number(x.score))
+                        })
+                        .collect()
+                })
+                .collect();
+            let seeds: Vec<Option<u32>> = s.seeds.iter().map(|(seed, _)| *seed).collect();
+            (s.agent.clone(), json!({"seeds": seeds, "scores": rows}))
+        })
+        .collect();
+    json!({
+        "format": "bsuite-rs rliable export 1",
+        "experiments": columns.iter().map(|e| e.name).collect::<Vec<_>>(),
+        "tags": tags,
+        "agents": agents,
+    })
+}
+
+/// An estimate as `{value, lo, hi}`, null for what is not a number.
+pub fn estimate_json(e: Estimate) -> Value {
     let finite = |x: f64| if x.is_finite() { json!(x) } else { Value::Null };
     json!({"value": finite(e.value), "lo": finite(e.lo), "hi": finite(e.hi)})
 }
@@ -509,6 +600,7 @@ mod tests {
             lenient: false,
             reps: 10_000,
             bootstrap_seed: 0,
+            export: Vec::new(),
         };
         let (agents, summaries) = load(&[dir.to_string_lossy().into_owned()]);
         let json =
