@@ -55,6 +55,7 @@ pub mod helpers;
 pub mod numeric;
 pub mod plot;
 pub mod score;
+pub mod score_json;
 pub mod seeds;
 pub mod smoothers;
 pub mod stats;
