@@ -31,23 +31,7 @@ use crate::stats::{self, Aggregate, Bootstrap, Estimate, Sample};
 use crate::summary::{summarize, Summary};
 use crate::Score;
 
-/// The name of seed `s`'s directory is this prefix and `s`.
-pub const SEED_DIR_PREFIX: &str = "seed-";
-
-/// The seed a directory name stands for: `seed-42` is 42.
-pub fn seed_of_dir_name(name: &str) -> Option<u32> {
-    let digits = name.strip_prefix(SEED_DIR_PREFIX)?;
-    // One spelling per seed: `seed-042` would be a second directory for seed 42.
-    if digits.starts_with('0') && digits != "0" {
-        return None;
-    }
-    digits.parse().ok()
-}
-
-/// The path of seed `seed`'s results directory under a multi-seed run `dir`.
-pub fn seed_dir(dir: &Path, seed: u32) -> PathBuf {
-    dir.join(format!("{SEED_DIR_PREFIX}{seed}"))
-}
+pub use bsuite_logging::results::{seed_dir, seed_of_dir_name, SEED_DIR_PREFIX};
 
 /// Why a (multi-seed) results directory could not be read as one agent.
 #[derive(Debug, thiserror::Error)]
@@ -600,6 +584,7 @@ mod tests {
         assert_eq!(seed_of_dir_name("seed-042"), None);
         assert_eq!(seed_of_dir_name("seed-"), None);
         assert_eq!(seed_of_dir_name("seed-x"), None);
+        assert_eq!(seed_of_dir_name("seed-+42"), None);
         assert_eq!(seed_of_dir_name("bsuite_id_-_catch-0.csv"), None);
     }
 
