@@ -106,7 +106,7 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
         let single: Vec<Summary> = summaries.iter().map(|s| s.seeds[0].1.clone()).collect();
         table(&results, &single, args.ids)
     } else {
-        seeds_table(&agents, &summaries, &settings)
+        seeds_table(&agents, &summaries, &settings, args.ids)
     };
     let _ = write!(bsuite_baselines::console::Stdout, "{out}");
     Ok(())
@@ -244,6 +244,7 @@ fn seeds_table(
     agents: &[SeededAgent],
     summaries: &[SeededSummary],
     settings: &Bootstrap,
+    with_ids: bool,
 ) -> String {
     let mut out = String::new();
     let w = summaries.iter().map(|s| s.agent.len()).fold(20, usize::max);
@@ -347,6 +348,29 @@ fn seeds_table(
                 let _ = write!(out, " {}", interval_cell(*estimate, true, 20));
             }
             let _ = writeln!(out);
+        }
+    }
+    if with_ids {
+        for summary in summaries {
+            let _ = writeln!(out, "\n{}: per bsuite_id, each seed's score", summary.agent);
+            for id in bsuite_envs::sweep() {
+                let per_seed: Vec<Option<&bsuite_analysis::IdScore>> = summary
+                    .seeds
+                    .iter()
+                    .map(|(_, s)| s.ids.iter().find(|i| i.id == id))
+                    .collect();
+                if per_seed.iter().all(Option::is_none) {
+                    continue;
+                }
+                let cells: Vec<String> = per_seed
+                    .iter()
+                    .map(|i| match i {
+                        Some(i) => cell(i.score, i.finished(), 6),
+                        None => format!("{:>6} ", "-"),
+                    })
+                    .collect();
+                let _ = writeln!(out, "{:<22} {}", id.to_string(), cells.join(" "));
+            }
         }
     }
     let _ = writeln!(
@@ -501,9 +525,13 @@ mod tests {
         assert_eq!(tags.len(), 7);
         assert_eq!(tags["basic"]["experiments"], json!(5));
         // The readable table says how many seeds each score rests on.
-        let text = seeds_table(&agents, &summaries, &settings);
+        let text = seeds_table(&agents, &summaries, &settings, true);
         assert!(text.contains("2 seeds (42, 43)"), "{text}");
         assert!(text.contains("rliable's aggregates per tag"), "{text}");
+        // Per id, a column per seed: catch/0 only in seed 42.
+        assert!(text.contains("per bsuite_id, each seed's score"), "{text}");
+        let catch = text.lines().find(|l| l.starts_with("catch/0 ")).unwrap();
+        assert!(catch.trim_end().ends_with('-'), "{catch}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
