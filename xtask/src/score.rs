@@ -352,7 +352,17 @@ fn seeds_table(
     }
     if with_ids {
         for summary in summaries {
-            let _ = writeln!(out, "\n{}: per bsuite_id, each seed's score", summary.agent);
+            let seeds: Vec<String> = summary
+                .seeds
+                .iter()
+                .map(|(s, _)| s.map_or("?".into(), |s| s.to_string()))
+                .collect();
+            let _ = writeln!(
+                out,
+                "\n{}: per bsuite_id, each seed's score (seeds {})",
+                summary.agent,
+                seeds.join(", ")
+            );
             for id in bsuite_envs::sweep() {
                 let per_seed: Vec<Option<&bsuite_analysis::IdScore>> = summary
                     .seeds
