@@ -45,8 +45,8 @@ pub struct ScoreArgs {
     #[arg(long, default_value_t = 0, value_name = "S")]
     pub bootstrap_seed: u32,
     /// Also write every agent's scores for another tool: `--export rliable FILE.json`
-    /// writes, per agent, its (seeds x experiments) array of scores in the JSON that
-    /// [`rliable_export`] documents, for rliable and numpy.
+    /// writes, per agent, its (seeds x experiments) array of scores as JSON for rliable
+    /// and numpy (format: `bsuite_analysis::score_json::rliable_export`).
     #[arg(long, num_args = 2, value_names = ["FORMAT", "FILE"])]
     pub export: Vec<std::ffi::OsString>,
 }
