@@ -305,7 +305,7 @@ impl SeededSummary {
         self.seeds.len()
     }
 
-    /// The experiments some seed has data for, in the order of [`bsuite_envs::experiments`].
+    /// The experiments some seed has data for, in the order of [`bsuite_envs::experiments()`].
     pub fn experiments(&self) -> Vec<&'static Experiment> {
         bsuite_envs::experiments()
             .iter()
