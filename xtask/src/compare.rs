@@ -205,7 +205,7 @@ mod tests {
         }
         let text = table(&s[0], &s[1], &tags, &experiments, &settings, 0.05);
         assert!(
-            text.contains("inconclusive: one seed a side has no spread"),
+            text.contains("inconclusive: a side with one seed has no spread"),
             "{text}"
         );
     }

@@ -422,7 +422,8 @@ pub enum Conclusion {
     /// The difference's interval lies within the tolerance either side of 0.
     Equivalent,
     /// Neither: about `seeds` seeds a side would detect a difference of the tolerance
-    /// ([`stats::seeds_needed`]); `None` when no side has two seeds to size it with.
+    /// ([`stats::seeds_needed`]); `None` when a side has fewer than two seeds to size it
+    /// with.
     Inconclusive {
         /// Seeds a side needed.
         seeds: Option<usize>,
@@ -456,7 +457,8 @@ impl PairComparison {
                 format!("inconclusive: about {n} seeds a side would detect {tolerance}")
             }
             Conclusion::Inconclusive { seeds: None } => {
-                "inconclusive: one seed a side has no spread to size a study with".to_string()
+                "inconclusive: a side with one seed has no spread; run 2 or more seeds a side"
+                    .to_string()
             }
         }
     }
@@ -496,17 +498,9 @@ pub fn compare_agents(
         let spread = |s: &SeededSummary| Sample::of(&s.per_seed_means(experiments));
         let (sa, sb) = (spread(a), spread(b));
         let conclusion = if sa.n < 2 || sb.n < 2 || difference.value.is_nan() {
-            // With one side's spread known, take it for both; with neither, no size.
-            let sd = if sa.n >= 2 {
-                Some(sa.sd)
-            } else if sb.n >= 2 {
-                Some(sb.sd)
-            } else {
-                None
-            };
-            Conclusion::Inconclusive {
-                seeds: sd.and_then(|sd| stats::seeds_needed(sd, sd, tolerance)),
-            }
+            // One seed has no spread: neither a verdict nor a size can rest on it (the
+            // other side's spread says nothing of this one's).
+            Conclusion::Inconclusive { seeds: None }
         } else if difference.lo > 0.0 {
             Conclusion::ABetter
         } else if difference.hi < 0.0 {
@@ -736,6 +730,17 @@ mod tests {
         let (_, experiments) = compare_agents(
             &bandit_summary("e", &[1.0]),
             &bandit_summary("f", &[0.0]),
+            &settings,
+            0.05,
+        );
+        assert_eq!(
+            experiments[0].conclusion,
+            Conclusion::Inconclusive { seeds: None }
+        );
+        // Four seeds against one: the one seed's spread is unknown, so nothing is sized.
+        let (_, experiments) = compare_agents(
+            &bandit_summary("g", &[0.9, 0.92, 0.91, 0.93]),
+            &bandit_summary("h", &[0.5]),
             &settings,
             0.05,
         );
