@@ -86,7 +86,9 @@ pub fn unpack_all() -> Result<Vec<(String, PathBuf, RunManifest)>> {
     let mut runs = Vec::new();
     for name in available()? {
         let dir = unpack(&name)?;
-        let manifest = RunManifest::read(&dir)
+        // A baseline of several seeds records its run in each seed's manifest.
+        let first_seed = bsuite_analysis::seeds::seed_dirs(&dir)?.into_iter().next();
+        let manifest = RunManifest::read(first_seed.map_or(dir.clone(), |(_, d)| d).as_path())
             .with_context(|| format!("the shipped baseline {name}"))?
             .with_context(|| format!("the shipped baseline {name} has no {MANIFEST_FILE}"))?;
         runs.push((name, dir, manifest));
@@ -116,7 +118,39 @@ pub struct PackArgs {
 /// known agent (in its default configuration unless named otherwise), then writes the
 /// archive and the scores.
 pub fn pack(args: &PackArgs) -> Result<()> {
-    let mut agent = AgentResults::load("baseline", &args.dir)?;
+    let seeds = bsuite_analysis::seeds::seed_dirs(&args.dir)?;
+    if seeds.is_empty() {
+        let (summary, name) = check_complete(&args.dir, args.name.as_deref())?;
+        let scores = crate::score::reference_json(&summary);
+        return write_baseline(args, &name, &[], &scores);
+    }
+    // Several seeds: each must be a complete sweep, and all of one run (as `score` checks).
+    let agent = bsuite_analysis::seeds::SeededAgent::load("baseline", &args.dir, false)?;
+    let mut name = None;
+    for (_, dir) in &seeds {
+        name = Some(check_complete(dir, args.name.as_deref())?.1);
+    }
+    let name = name.expect("a seed at least");
+    let mut summary = agent.summarize();
+    summary.agent = name.clone();
+    let scores = crate::score::seeded_json(&summary, &bsuite_analysis::stats::Bootstrap::default());
+    let subdirs: Vec<String> = seeds
+        .iter()
+        .map(|(seed, _)| format!("{}{seed}", bsuite_analysis::seeds::SEED_DIR_PREFIX))
+        .collect();
+    write_baseline(args, &name, &subdirs, &scores)
+}
+
+/// Checks that `dir` is a complete sweep of a known agent, in its default configuration
+/// unless `name` says otherwise; its scores and the baseline's name.
+fn check_complete(dir: &Path, name: Option<&str>) -> Result<(bsuite_analysis::Summary, String)> {
+    let mut agent = AgentResults::load("baseline", dir)?;
+    let args = PackArgs {
+        dir: dir.to_path_buf(),
+        name: name.map(str::to_string),
+        out: None,
+        overwrite: false,
+    };
     let Some(manifest) = &agent.manifest else {
         bail!(
             "{} has no {MANIFEST_FILE}: cannot say what wrote it",
@@ -170,6 +204,17 @@ pub fn pack(args: &PackArgs) -> Result<()> {
             unfinished.join(", ")
         );
     }
+    Ok((summary, name))
+}
+
+/// Writes the archive of `args.dir` (of its `subdirs`, each a seed, when there are any) and
+/// `scores` as the baseline `name`.
+fn write_baseline(
+    args: &PackArgs,
+    name: &str,
+    subdirs: &[String],
+    scores: &serde_json::Value,
+) -> Result<()> {
     let out = args.out.clone().unwrap_or_else(shipped);
     let archive = out.join(format!("{name}.tar.gz"));
     let json = out.join(format!("{name}.scores.json"));
@@ -184,9 +229,8 @@ pub fn pack(args: &PackArgs) -> Result<()> {
         }
     }
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    write_archive(&args.dir, &archive)?;
-    let scores = crate::score::reference_json(&summary);
-    fs::write(&json, serde_json::to_string_pretty(&scores)? + "\n")?;
+    write_archive(&args.dir, subdirs, &archive)?;
+    fs::write(&json, serde_json::to_string_pretty(scores)? + "\n")?;
     bsuite_baselines::errln!(
         "pack-baseline: {} ({} bytes) and {}",
         archive.display(),
@@ -196,14 +240,22 @@ pub fn pack(args: &PackArgs) -> Result<()> {
     Ok(())
 }
 
-/// A deterministic archive of the directory's manifest and CSVs: sorted, no timestamps or
-/// owners, so packing the same results twice gives the same bytes.
-fn write_archive(dir: &Path, archive: &Path) -> Result<()> {
+/// A deterministic archive of the directory's manifest and CSVs (or, with `subdirs`, of
+/// each one's, under its name): sorted, no timestamps or owners, so packing the same
+/// results twice gives the same bytes.
+fn write_archive(dir: &Path, subdirs: &[String], archive: &Path) -> Result<()> {
     let mut files: Vec<String> = Vec::new();
-    for entry in fs::read_dir(dir)? {
-        let name = entry?.file_name().to_string_lossy().into_owned();
-        if name == MANIFEST_FILE || (name.starts_with(FILE_PREFIX) && name.ends_with(".csv")) {
-            files.push(name);
+    let prefixes: Vec<String> = if subdirs.is_empty() {
+        vec![String::new()]
+    } else {
+        subdirs.iter().map(|d| format!("{d}/")).collect()
+    };
+    for prefix in &prefixes {
+        for entry in fs::read_dir(dir.join(prefix))? {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if name == MANIFEST_FILE || (name.starts_with(FILE_PREFIX) && name.ends_with(".csv")) {
+                files.push(format!("{prefix}{name}"));
+            }
         }
     }
     files.sort();

@@ -55,6 +55,9 @@ pub fn print_scores(args: &SweepArgs) -> Result<()> {
         ids: false,
         lenient: true,
         sweep: ids.iter().map(ToString::to_string).collect(),
+        reps: crate::score::DEFAULT_REPS,
+        bootstrap_seed: 0,
+        export: Vec::new(),
     };
     if let Err(err) = crate::score::run(&args) {
         bsuite_baselines::errln!(

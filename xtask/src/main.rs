@@ -10,6 +10,7 @@ mod bench_all;
 mod bench_python;
 mod bench_score;
 mod cluster;
+mod compare;
 mod ids;
 mod install;
 mod libtorch;
@@ -17,6 +18,7 @@ mod merge;
 mod py_torch;
 mod report;
 mod results_dirs;
+mod rliable_check;
 mod score;
 mod study;
 mod test;
@@ -91,6 +93,10 @@ enum Command {
     /// List the missing, partial and damaged ids of a results directory; fails unless
     /// every selected id is complete.
     Verify(merge::VerifyArgs),
+    /// Compare two agents (results directories, directories of seed-<s>/ ones, or shipped
+    /// baselines) per tag and experiment: the difference and P(A > B) with intervals, and a
+    /// verdict that names the seeds needed when the evidence is not enough.
+    Compare(compare::CompareArgs),
     /// List every agent's hyperparameters (`--config KEY=VALUE`) with their defaults.
     Agents,
     /// Ship a complete default sweep as a baseline: `baselines/<name>.tar.gz` and its
@@ -185,6 +191,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Install(args) => install::run(&args),
         Command::Merge(args) => merge::merge(&args),
         Command::Verify(args) => merge::verify(&args),
+        Command::Compare(args) => compare::run(&args),
         Command::Agents => agents::run(),
         Command::PackBaseline(args) => baselines::pack(&args),
         Command::Study(args) => {

@@ -5,6 +5,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
+use bsuite_analysis::seeds::{seed_dirs, SeededAgent};
 use bsuite_analysis::AgentResults;
 use bsuite_logging::results::ReadError;
 
@@ -79,21 +80,43 @@ fn split_at_equals(arg: &OsStr) -> Option<(OsString, OsString)> {
     Some((left.into(), right.into()))
 }
 
-/// Reads `[NAME=]DIR` arguments into agents with distinct names.
-pub fn load_agents(dirs: &[impl AsRef<OsStr>], lenient: bool) -> Result<Vec<AgentResults>> {
-    let mut agents: Vec<AgentResults> = Vec::new();
+/// Reads `[NAME=]DIR` arguments into agents with distinct names, each a results directory
+/// (one seed) or a directory of `seed-<s>/` results directories.
+pub fn load_seeded_agents(dirs: &[impl AsRef<OsStr>], lenient: bool) -> Result<Vec<SeededAgent>> {
+    let mut agents: Vec<SeededAgent> = Vec::new();
     for arg in dirs {
         let (dir, name) = parse_results(arg)?;
         if agents.iter().any(|a| a.name == name) {
             bail!("two results directories are both named '{name}'; name them with NAME=DIR");
         }
-        agents.push(load_agent(&name, &dir, lenient)?);
+        agents.push(
+            SeededAgent::load(&name, &dir, lenient).map_err(|err| match err {
+                bsuite_analysis::seeds::SeedsError::Read(
+                    ReadError::Malformed { .. } | ReadError::FileName { .. },
+                ) => anyhow!("{err}\n(pass --lenient to skip malformed result files)"),
+                other => other.into(),
+            })?,
+        );
     }
     Ok(agents)
 }
 
-/// Reads one agent's results directory: strictly, or skipping malformed files.
+/// Reads one agent's results directory: strictly, or skipping malformed files. A
+/// directory of seeds is refused by name: its readers are those of [`load_seeded_agents`].
 pub fn load_agent(name: &str, dir: &Path, lenient: bool) -> Result<AgentResults> {
+    let seeds = seed_dirs(dir)?;
+    if let Some((_, path)) = seeds.first() {
+        let list: Vec<String> = seeds.iter().map(|(s, _)| s.to_string()).collect();
+        bail!(
+            "{} holds {} seeds ({}), and this command reads one results directory per \
+             agent: pass one seed's directory ({}) or use `cargo xtask score` / `compare`, \
+             which read every seed",
+            dir.display(),
+            seeds.len(),
+            list.join(", "),
+            path.display(),
+        );
+    }
     if lenient {
         return Ok(AgentResults::load_lenient(name, dir)?);
     }

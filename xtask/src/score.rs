@@ -1,17 +1,27 @@
 //! `cargo xtask score DIR... [--json]`: bsuite scores of one or more results directories.
+//!
+//! A directory of `seed-<s>/` results directories is one agent over several seeds
+//! (`bsuite_analysis::seeds`): its scores are the means over seeds with 95% stratified
+//! bootstrap intervals, and per tag rliable's four aggregates with theirs. A plain results
+//! directory prints exactly what it always did.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use std::collections::BTreeSet;
-
-use anyhow::Result;
-use bsuite_analysis::{summarize, AgentResults, Score, Summary};
+use anyhow::{bail, Context, Result};
+use bsuite_analysis::seeds::{SeededAgent, SeededSummary};
+use bsuite_analysis::stats::{Bootstrap, Estimate};
+use bsuite_analysis::{AgentResults, Score, Summary};
 use bsuite_envs::BsuiteId;
 use clap::Args;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
-use crate::results_dirs::load_agents;
+use crate::results_dirs::load_seeded_agents;
+pub use bsuite_analysis::score_json::{estimate_json, reference_json, rliable_export, seeded_json};
+
+/// Bootstrap replicates of the intervals unless `--reps` says otherwise.
+pub const DEFAULT_REPS: usize = 10_000;
 
 /// Arguments of `cargo xtask score`.
 #[derive(Args)]
@@ -34,37 +44,90 @@ pub struct ScoreArgs {
     /// selected ids without results are named on standard error.
     #[arg(long, num_args = 1.., value_name = "ID|EXPERIMENT|TAG|SWEEP|TESTING")]
     pub sweep: Vec<String>,
+    /// Bootstrap replicates behind the intervals over seeds.
+    #[arg(long, default_value_t = DEFAULT_REPS, value_name = "N", value_parser = bsuite_baselines::sweep::positive)]
+    pub reps: usize,
+    /// Seed of the bootstrap: the same seed gives the same intervals.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub bootstrap_seed: u32,
+    /// Also write every agent's scores for another tool: `--export rliable FILE.json`
+    /// writes, per agent, its (seeds x experiments) array of scores as JSON for rliable
+    /// and numpy (format: `bsuite_analysis::score_json::rliable_export`).
+    #[arg(long, num_args = 2, value_names = ["FORMAT", "FILE"])]
+    pub export: Vec<std::ffi::OsString>,
+}
+
+impl ScoreArgs {
+    /// The bootstrap behind the intervals.
+    pub fn bootstrap(&self) -> Bootstrap {
+        Bootstrap {
+            reps: self.reps,
+            seed: self.bootstrap_seed,
+            confidence: 0.95,
+        }
+    }
 }
 
 /// Runs the command.
 pub fn run(args: &ScoreArgs) -> Result<()> {
-    let mut agents = load_agents(&args.dirs, args.lenient)?;
+    let mut agents = load_seeded_agents(&args.dirs, args.lenient)?;
     let selected = bsuite_baselines::sweep::select_ids(&args.sweep)?;
     for agent in &mut agents {
-        for skipped in &agent.skipped {
-            bsuite_baselines::errln!("warning: {skipped}");
-        }
-        let missing = restrict(agent, &selected);
-        if !missing.is_empty() {
-            bsuite_baselines::errln!(
-                "warning: {}",
-                missing_ids(&agent.name, &missing, selected.len())
-            );
+        let several = agent.seeds.len() > 1;
+        for seed in &mut agent.seeds {
+            for skipped in &seed.results.skipped {
+                bsuite_baselines::errln!("warning: {skipped}");
+            }
+            let missing = restrict(&mut seed.results, &selected);
+            if !missing.is_empty() {
+                let name = match (several, seed.seed) {
+                    (true, Some(s)) => format!("{} seed {s}", agent.name),
+                    _ => agent.name.clone(),
+                };
+                bsuite_baselines::errln!(
+                    "warning: {}",
+                    missing_ids(&name, &missing, selected.len())
+                );
+            }
         }
     }
-    let summaries: Vec<Summary> = agents.iter().map(summarize).collect();
+    let summaries: Vec<SeededSummary> = agents.iter().map(SeededAgent::summarize).collect();
+    let settings = args.bootstrap();
+    if let [format, file] = args.export.as_slice() {
+        if format != "rliable" {
+            bail!(
+                "--export {}: the one export format is rliable (--export rliable FILE.json)",
+                format.to_string_lossy()
+            );
+        }
+        let file = std::path::Path::new(file);
+        if file.extension().is_none_or(|e| e != "json") {
+            bail!(
+                "--export rliable {}: the export is JSON, so name the file *.json",
+                file.display()
+            );
+        }
+        let text = serde_json::to_string_pretty(&rliable_export(&summaries))? + "\n";
+        std::fs::write(file, text).with_context(|| format!("writing {}", file.display()))?;
+        bsuite_baselines::errln!("score: wrote the rliable export {}", file.display());
+    }
     let out = if args.json {
+        // A single seed prints ref_score.py's object, as it always did.
+        let one = |s: &SeededSummary| match s.seeds.as_slice() {
+            [(_, only)] => reference_json(only),
+            _ => seeded_json(s, &settings),
+        };
         let value = match summaries.as_slice() {
-            [one] => reference_json(one),
-            many => Value::Object(
-                many.iter()
-                    .map(|s| (s.agent.clone(), reference_json(s)))
-                    .collect(),
-            ),
+            [single] => one(single),
+            many => Value::Object(many.iter().map(|s| (s.agent.clone(), one(s))).collect()),
         };
         serde_json::to_string_pretty(&value)? + "\n"
+    } else if summaries.iter().all(|s| s.num_seeds() == 1) {
+        let results: Vec<&AgentResults> = agents.iter().map(|a| &a.seeds[0].results).collect();
+        let single: Vec<Summary> = summaries.iter().map(|s| s.seeds[0].1.clone()).collect();
+        table(&results, &single, args.ids)
     } else {
-        table(&agents, &summaries, args.ids)
+        seeds_table(&agents, &summaries, &settings, args.ids)
     };
     let _ = write!(bsuite_baselines::console::Stdout, "{out}");
     Ok(())
@@ -99,34 +162,6 @@ fn missing_ids(agent: &str, missing: &[BsuiteId], selected: usize) -> String {
     )
 }
 
-fn number(score: Score) -> Value {
-    match score {
-        Score::Value(v) => json!(v),
-        Score::Undefined(_) => Value::Null,
-    }
-}
-
-/// The JSON object `ref_score.py` prints for one results directory.
-pub fn reference_json(summary: &Summary) -> Value {
-    let mut experiments = Map::new();
-    let mut finished = Map::new();
-    for e in &summary.experiments {
-        experiments.insert(e.experiment.name.into(), number(e.score));
-        finished.insert(e.experiment.name.into(), json!(e.progress.finished()));
-    }
-    let tags: Map<String, Value> = summary
-        .tags
-        .iter()
-        .map(|t| (t.tag.as_str().into(), number(t.score)))
-        .collect();
-    let ids: Map<String, Value> = summary
-        .ids
-        .iter()
-        .map(|s| (s.id.to_string(), number(s.score)))
-        .collect();
-    json!({"experiments": experiments, "finished": finished, "tags": tags, "ids": ids})
-}
-
 fn cell(score: Score, finished: bool, width: usize) -> String {
     let mark = if finished { ' ' } else { '*' };
     let text = match score {
@@ -137,7 +172,7 @@ fn cell(score: Score, finished: bool, width: usize) -> String {
 }
 
 /// The readable report: experiments and tags with one score column per agent, then notes.
-fn table(agents: &[AgentResults], summaries: &[Summary], with_ids: bool) -> String {
+fn table(agents: &[&AgentResults], summaries: &[Summary], with_ids: bool) -> String {
     let mut out = String::new();
     let w = summaries.iter().map(|s| s.agent.len()).fold(6, usize::max);
     for (agent, summary) in agents.iter().zip(summaries) {
@@ -242,9 +277,175 @@ fn table(agents: &[AgentResults], summaries: &[Summary], with_ids: bool) -> Stri
     out
 }
 
+/// `0.512 [0.480, 0.545]`, or `n/a`, right-aligned in `width`, then the unfinished mark.
+fn interval_cell(e: Estimate, finished: bool, width: usize) -> String {
+    let mark = if finished { ' ' } else { '*' };
+    let text = if e.value.is_nan() {
+        "n/a".to_string()
+    } else {
+        e.to_string()
+    };
+    format!("{text:>width$}{mark}")
+}
+
+/// The readable report of agents over seeds: per experiment and tag, the mean over seeds
+/// with its interval and the number of seeds; then, per agent, rliable's aggregates per tag.
+fn seeds_table(
+    agents: &[SeededAgent],
+    summaries: &[SeededSummary],
+    settings: &Bootstrap,
+    with_ids: bool,
+) -> String {
+    let mut out = String::new();
+    let w = summaries.iter().map(|s| s.agent.len()).fold(20, usize::max);
+    for (agent, summary) in agents.iter().zip(summaries) {
+        let seeds: Vec<String> = agent
+            .seed_list()
+            .iter()
+            .map(|s| s.map_or("?".into(), |s| s.to_string()))
+            .collect();
+        let runs: usize = agent.seeds.iter().map(|s| s.results.runs.len()).sum();
+        let written_by = agent.seeds[0]
+            .results
+            .manifest
+            .as_ref()
+            .map_or(String::new(), |m| {
+                format!(", agent {}: {}", m.agent, m.description)
+            });
+        let count = summary.num_seeds();
+        let plural = if count == 1 { "" } else { "s" };
+        let _ = writeln!(
+            out,
+            "{}: {count} seed{plural} ({}), {runs} runs in {} experiments{written_by}",
+            agent.name,
+            seeds.join(", "),
+            summary.experiments().len()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "mean over seeds [{:.0}% stratified bootstrap interval: {} replicates, seed {}]",
+        settings.confidence * 100.0,
+        settings.reps,
+        settings.seed
+    );
+    let experiment_stats: Vec<_> = summaries
+        .iter()
+        .map(|s| s.experiment_stats(settings))
+        .collect();
+    let tag_stats: Vec<_> = summaries.iter().map(|s| s.tag_stats(settings)).collect();
+    let _ = write!(out, "\n{:<22}", "experiment");
+    for s in summaries {
+        let _ = write!(out, " {:>w$} ", s.agent);
+    }
+    let _ = writeln!(out, "  seeds");
+    for experiment in bsuite_envs::experiments() {
+        let entries: Vec<_> = experiment_stats
+            .iter()
+            .map(|stats| stats.iter().find(|e| e.experiment.name == experiment.name))
+            .collect();
+        if entries.iter().all(Option::is_none) {
+            continue;
+        }
+        let _ = write!(out, "{:<22}", experiment.name);
+        let mut counts = Vec::new();
+        for entry in &entries {
+            match entry {
+                Some(e) => {
+                    let _ = write!(out, " {}", interval_cell(e.mean, e.finished, w));
+                    counts.push(e.values.len().to_string());
+                }
+                None => {
+                    let _ = write!(out, " {:>w$} ", "-");
+                    counts.push("-".into());
+                }
+            }
+        }
+        let _ = writeln!(out, "  {}", counts.join(" | "));
+    }
+    let _ = write!(out, "\n{:<22}", "tag");
+    for s in summaries {
+        let _ = write!(out, " {:>w$} ", s.agent);
+    }
+    let _ = writeln!(out, "  seeds");
+    for (k, tag) in tag_stats[0].iter().enumerate() {
+        let _ = write!(out, "{:<22}", tag.tag.as_str());
+        for stats in &tag_stats {
+            let _ = write!(out, " {}", interval_cell(stats[k].mean(), true, w));
+        }
+        let counts: Vec<String> = summaries
+            .iter()
+            .map(|s| s.num_seeds().to_string())
+            .collect();
+        let _ = writeln!(out, "  {}", counts.join(" | "));
+    }
+    for (summary, stats) in summaries.iter().zip(&tag_stats) {
+        let count = summary.num_seeds();
+        let plural = if count == 1 { "" } else { "s" };
+        let _ = writeln!(
+            out,
+            "\n{}, {count} seed{plural}: rliable's aggregates per tag",
+            summary.agent
+        );
+        let _ = write!(out, "{:<22}", "tag");
+        for name in ["mean", "median", "IQM", "optimality gap"] {
+            let _ = write!(out, " {name:>20} ");
+        }
+        let _ = writeln!(out);
+        for tag in stats {
+            let _ = write!(out, "{:<22}", tag.tag.as_str());
+            for (_, estimate) in &tag.aggregates {
+                let _ = write!(out, " {}", interval_cell(*estimate, true, 20));
+            }
+            let _ = writeln!(out);
+        }
+    }
+    if with_ids {
+        for summary in summaries {
+            let seeds: Vec<String> = summary
+                .seeds
+                .iter()
+                .map(|(s, _)| s.map_or("?".into(), |s| s.to_string()))
+                .collect();
+            let _ = writeln!(
+                out,
+                "\n{}: per bsuite_id, each seed's score (seeds {})",
+                summary.agent,
+                seeds.join(", ")
+            );
+            for id in bsuite_envs::sweep() {
+                let per_seed: Vec<Option<&bsuite_analysis::IdScore>> = summary
+                    .seeds
+                    .iter()
+                    .map(|(_, s)| s.ids.iter().find(|i| i.id == id))
+                    .collect();
+                if per_seed.iter().all(Option::is_none) {
+                    continue;
+                }
+                let cells: Vec<String> = per_seed
+                    .iter()
+                    .map(|i| match i {
+                        Some(i) => cell(i.score, i.finished(), 6),
+                        None => format!("{:>6} ", "-"),
+                    })
+                    .collect();
+                let _ = writeln!(out, "{:<22} {}", id.to_string(), cells.join(" "));
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n* = unfinished: some seed's bsuite_id has not reached the experiment's episodes.\n\
+         Intervals resample seeds within each experiment (rliable's stratified bootstrap); with\n\
+         one seed there is nothing to resample and the interval is the score itself."
+    );
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::path::PathBuf;
 
     fn fixtures() -> PathBuf {
@@ -271,11 +472,17 @@ mod tests {
         }
     }
 
+    fn load(args: &[String]) -> (Vec<SeededAgent>, Vec<SeededSummary>) {
+        let agents = load_seeded_agents(args, false).unwrap();
+        let summaries = agents.iter().map(SeededAgent::summarize).collect();
+        (agents, summaries)
+    }
+
     #[test]
     fn json_equals_ref_score_on_the_random_run() {
         let dir = fixtures().join("random_results");
-        let agents = load_agents(&[dir.to_string_lossy().into_owned()], false).unwrap();
-        let ours = reference_json(&summarize(&agents[0]));
+        let (_, summaries) = load(&[dir.to_string_lossy().into_owned()]);
+        let ours = reference_json(&summaries[0].seeds[0].1);
         let text = std::fs::read_to_string(fixtures().join("random_scores.json")).unwrap();
         let theirs: Value = serde_json::from_str(&text).unwrap();
         assert_json_close(&ours, &theirs, 1e-9, "");
@@ -287,12 +494,13 @@ mod tests {
     #[test]
     fn a_shard_scores_its_own_ids_and_names_the_missing() {
         let dir = fixtures().join("random_results");
-        let mut agents = load_agents(&[dir.to_string_lossy().into_owned()], false).unwrap();
+        let (mut agents, _) = load(&[dir.to_string_lossy().into_owned()]);
+        let results = &mut agents[0].seeds[0].results;
         let all: Vec<BsuiteId> = bsuite_envs::sweep().collect();
         let shard = bsuite_baselines::runner::Shard { index: 1, count: 4 }.select(&all);
-        let before = agents[0].runs.len();
-        let missing = restrict(&mut agents[0], &shard);
-        let kept: Vec<BsuiteId> = agents[0].runs.iter().map(|r| r.id()).collect();
+        let before = results.runs.len();
+        let missing = restrict(results, &shard);
+        let kept: Vec<BsuiteId> = results.runs.iter().map(|r| r.id()).collect();
         assert!(kept.len() < before && !kept.is_empty());
         assert!(kept.iter().all(|id| shard.contains(id)), "{kept:?}");
         assert_eq!(kept.len() + missing.len(), shard.len());
@@ -305,22 +513,111 @@ mod tests {
         assert!(text.starts_with(&expected), "{text}");
     }
 
+    /// `score` on a single-seed directory prints what it printed before seeds existed:
+    /// `random_score_output.{json,txt}` are the outputs of the build before them.
+    #[test]
+    fn single_seed_output_is_unchanged_byte_for_byte() {
+        let dir = fixtures().join("random_results");
+        let args = ScoreArgs {
+            dirs: vec![dir.clone().into_os_string()],
+            json: true,
+            ids: true,
+            lenient: false,
+            sweep: Vec::new(),
+            reps: 10_000,
+            bootstrap_seed: 0,
+            export: Vec::new(),
+        };
+        let (agents, summaries) = load(&[dir.to_string_lossy().into_owned()]);
+        let json =
+            serde_json::to_string_pretty(&reference_json(&summaries[0].seeds[0].1)).unwrap() + "\n";
+        let golden = std::fs::read_to_string(fixtures().join("random_score_output.json")).unwrap();
+        assert_eq!(json, golden);
+        let results: Vec<&AgentResults> = agents.iter().map(|a| &a.seeds[0].results).collect();
+        let text = table(&results, &[summaries[0].seeds[0].1.clone()], args.ids);
+        let golden = std::fs::read_to_string(fixtures().join("random_score_output.txt")).unwrap();
+        assert_eq!(text, golden);
+    }
+
     #[test]
     fn table_marks_unfinished_and_names_agents() {
         let dir = fixtures().join("random_results");
         let arg = format!("rand={}", dir.display());
-        let agents = load_agents(std::slice::from_ref(&arg), false).unwrap();
-        let summaries: Vec<Summary> = agents.iter().map(summarize).collect();
-        let text = table(&agents, &summaries, true);
+        let (agents, summaries) = load(std::slice::from_ref(&arg));
+        let results: Vec<&AgentResults> = agents.iter().map(|a| &a.seeds[0].results).collect();
+        let single: Vec<Summary> = summaries.iter().map(|s| s.seeds[0].1.clone()).collect();
+        let text = table(&results, &single, true);
         assert!(text.starts_with("rand: 115 bsuite_ids in 23 experiments (0 unfinished)"));
         assert!(
             text.contains("discounting_chain       0.200   5/20 @ 1000/1000"),
             "{text}"
         );
         assert!(text.contains("deep_sea/20"));
-        let err = load_agents(&[arg.clone(), arg], false)
+        let err = load_seeded_agents(&[arg.clone(), arg], false)
             .unwrap_err()
             .to_string();
         assert!(err.contains("both named 'rand'"), "{err}");
+    }
+
+    /// Copies the fixture's files whose names contain one of `keep` into `dir/seed-<seed>`,
+    /// with a manifest naming `seed`.
+    fn seed_copy(dir: &std::path::Path, seed: u32, keep: &[&str]) {
+        let to = dir.join(format!("seed-{seed}"));
+        std::fs::create_dir_all(&to).unwrap();
+        let from = fixtures().join("random_results");
+        for entry in std::fs::read_dir(&from).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if keep.iter().any(|k| name.contains(k)) {
+                std::fs::copy(from.join(&name), to.join(&name)).unwrap();
+            }
+        }
+        bsuite_logging::manifest::RunManifest::new("random", "random", seed, None)
+            .write(&to)
+            .unwrap();
+    }
+
+    #[test]
+    fn multi_seed_json_adds_seeds_and_intervals_to_the_single_seed_keys() {
+        let dir = std::env::temp_dir().join(format!("bsuite-score-seeds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        seed_copy(&dir, 42, &["bsuite_id"]);
+        seed_copy(&dir, 43, &["bandit-"]);
+        let (agents, summaries) = load(&[dir.to_string_lossy().into_owned()]);
+        let settings = Bootstrap::default();
+        let json = seeded_json(&summaries[0], &settings);
+        assert_eq!(json["seeds"], json!([42, 43]));
+        // Each seed's object is what that seed's directory gives alone.
+        let alone = |seed: u32| {
+            let (_, s) = load(&[dir
+                .join(format!("seed-{seed}"))
+                .to_string_lossy()
+                .into_owned()]);
+            reference_json(&s[0].seeds[0].1)
+        };
+        assert_eq!(json["per_seed"]["42"], alone(42));
+        assert_eq!(json["per_seed"]["43"], alone(43));
+        // Seed 43 repeats seed 42's bandit runs: the mean is that score, the interval a point.
+        let bandit = &json["per_seed"]["42"]["experiments"]["bandit"];
+        assert_eq!(&json["experiments"]["bandit"], bandit);
+        let interval = &json["intervals"]["experiments"]["bandit"];
+        assert_eq!((&interval["lo"], &interval["hi"]), (bandit, bandit));
+        assert_eq!(interval["seeds"], json!(2));
+        assert_eq!(json["intervals"]["experiments"]["catch"]["seeds"], json!(1));
+        assert_eq!(
+            json["experiments"]["catch"],
+            json["per_seed"]["42"]["experiments"]["catch"]
+        );
+        let tags = json["intervals"]["tags"].as_object().unwrap();
+        assert_eq!(tags.len(), 7);
+        assert_eq!(tags["basic"]["experiments"], json!(5));
+        // The readable table says how many seeds each score rests on.
+        let text = seeds_table(&agents, &summaries, &settings, true);
+        assert!(text.contains("2 seeds (42, 43)"), "{text}");
+        assert!(text.contains("rliable's aggregates per tag"), "{text}");
+        // Per id, a column per seed: catch/0 only in seed 42.
+        assert!(text.contains("per bsuite_id, each seed's score"), "{text}");
+        let catch = text.lines().find(|l| l.starts_with("catch/0 ")).unwrap();
+        assert!(catch.trim_end().ends_with('-'), "{catch}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

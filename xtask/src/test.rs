@@ -17,6 +17,9 @@ pub struct TestArgs {
     /// Run the Python package's tests alone (the wheel, the numpy-only check and pytest).
     #[arg(long)]
     pub python_only: bool,
+    /// Run the cross-check against the real rliable alone ([`crate::rliable_check`]).
+    #[arg(long)]
+    pub rliable_only: bool,
 }
 
 /// Runs `cargo test --workspace` (nothing there needs LibTorch), then the Python tests
@@ -28,8 +31,12 @@ pub struct TestArgs {
 /// ignored in debug builds run there; with `--no-libtorch`, `cargo test -p bsuite-baselines
 /// --release -- --ignored` runs them instead, so no ignored test is skipped.
 pub fn run(args: TestArgs) -> Result<()> {
+    if args.rliable_only {
+        return crate::rliable_check::run();
+    }
     if args.python_only {
-        return crate::wheel::test();
+        crate::wheel::test()?;
+        return crate::rliable_check::run();
     }
     let manifest = libtorch::workspace_root().join("Cargo.toml");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -48,6 +55,7 @@ pub fn run(args: TestArgs) -> Result<()> {
     libtorch::run_status(workspace, "cargo test --workspace")?;
     if !args.no_python {
         crate::wheel::test()?;
+        crate::rliable_check::run()?;
     }
     // The installed tree builds without LibTorch, so the cluster test runs either way.
     slurm_test(&manifest)?;

@@ -161,3 +161,68 @@ fn another_configuration_ships_under_its_own_name() {
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
+
+/// A directory of seeds packs into one archive holding every seed's directory, the same
+/// bytes each time, with the scores over seeds beside it; unpacked, it scores as one agent.
+#[test]
+fn a_baseline_of_several_seeds_packs_every_seed_deterministically() {
+    let seeds = scratch("baselines-seeds");
+    let random = unpacked_baseline("random", "baselines-seeds-source");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::rename(&random, seeds.join("seed-42")).unwrap();
+    // Seed 43 stands in with seed 42's files under a manifest of its own: packing checks
+    // completeness and provenance, not how the seeds differ.
+    let seed_43 = seeds.join("seed-43");
+    std::fs::create_dir_all(&seed_43).unwrap();
+    for entry in std::fs::read_dir(seeds.join("seed-42")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, seed_43.join(path.file_name().unwrap())).unwrap();
+    }
+    let manifest = std::fs::read_to_string(seed_43.join("bsuite_run.json")).unwrap();
+    let manifest = manifest
+        .replace("\"seed\": 42", "\"seed\": 43")
+        .replace("\"seed\": \"42\"", "\"seed\": \"43\"");
+    std::fs::write(seed_43.join("bsuite_run.json"), manifest).unwrap();
+
+    let out: Vec<PathBuf> = (0..2)
+        .map(|k| scratch(&format!("baselines-seeds-out-{k}")))
+        .collect();
+    for dir in &out {
+        let packed = xtask(&[
+            "pack-baseline",
+            seeds.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(packed.status.success(), "{}", stderr(&packed));
+    }
+    let archive = |k: usize| std::fs::read(out[k].join("random.tar.gz")).unwrap();
+    assert_eq!(archive(0), archive(1));
+    let scores: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out[0].join("random.scores.json")).unwrap())
+            .unwrap();
+    assert_eq!(scores["seeds"], serde_json::json!([42, 43]));
+
+    let unpacked = scratch("baselines-seeds-unpacked");
+    std::fs::create_dir_all(&unpacked).unwrap();
+    let status = std::process::Command::new("tar")
+        .arg("xzf")
+        .arg(out[0].join("random.tar.gz"))
+        .arg("-C")
+        .arg(&unpacked)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut names: Vec<String> = std::fs::read_dir(&unpacked)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["seed-42", "seed-43"]);
+    let score = xtask(&["score", unpacked.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&score.stdout);
+    assert!(text.contains("2 seeds (42, 43)"), "{text}");
+    for dir in out.iter().chain([&seeds, &unpacked]) {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -55,7 +55,10 @@ pub mod helpers;
 pub mod numeric;
 pub mod plot;
 pub mod score;
+pub mod score_json;
+pub mod seeds;
 pub mod smoothers;
+pub mod stats;
 mod summary;
 
 pub use agent_results::AgentResults;

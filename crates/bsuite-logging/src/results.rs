@@ -33,6 +33,28 @@ use bsuite_envs::{BsuiteId, Experiment, Settings};
 /// that start with it.
 pub const FILE_PREFIX: &str = "bsuite_id_-_";
 
+/// A multi-seed run is a directory of results directories, one per seed, each named
+/// this prefix and its seed (`seed-42/`), each with its own manifest.
+pub const SEED_DIR_PREFIX: &str = "seed-";
+
+/// The seed a directory name stands for: `seed-42` is 42.
+pub fn seed_of_dir_name(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix(SEED_DIR_PREFIX)?;
+    // One spelling per seed: `seed-042` or `seed-+42` would be a second directory for 42.
+    let canonical = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'));
+    if !canonical {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The path of seed `seed`'s results directory under a multi-seed run `dir`.
+pub fn seed_dir(dir: &Path, seed: u32) -> PathBuf {
+    dir.join(format!("{SEED_DIR_PREFIX}{seed}"))
+}
+
 /// The five columns every bsuite CSV starts with, in the reference's order: the header is
 /// these, then the experiment's `bsuite_info()` columns.
 pub const STANDARD_COLUMNS: [&str; 5] = [

@@ -2,7 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use bsuite_analysis::{summarize, AgentResults, Score, Summary};
+use bsuite_analysis::score_json::seeded_json;
+use bsuite_analysis::seeds::{SeededAgent, SeedsError};
+use bsuite_analysis::stats::Bootstrap;
+use bsuite_analysis::{AgentResults, Score, Summary};
 use bsuite_logging::results::{ReadError, Skipped};
 use bsuite_report::report::is_within;
 use pyo3::exceptions::{PyUserWarning, PyValueError};
@@ -63,25 +66,56 @@ fn summary_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, 
 
 /// bsuite's scores of a results directory: `{"experiments": {name: score}, "finished":
 /// {name: bool}, "tags": {tag: score}, "ids": {bsuite_id: score}}`, the keys of `cargo xtask
-/// score --json`; a score bsuite leaves undefined (NaN) is `None`. A malformed file is a
-/// `ValueError` naming file and line (`lenient=True` skips it with a warning); a directory
-/// that cannot be read, or holds no results, an `OSError`.
+/// score --json`; a score bsuite leaves undefined (NaN) is `None`. A directory of
+/// `seed-<s>/` results directories is one agent over seeds: the same keys hold means over
+/// seeds, and `seeds`, `per_seed` and `intervals` are added, as `score --json` prints them
+/// (`bootstrap_seed` and `reps` draw the intervals). A malformed file is a `ValueError`
+/// naming file and line (`lenient=True` skips it with a warning); seeds of different runs a
+/// `ValueError` naming them; a directory that cannot be read, or holds no results, an
+/// `OSError`.
 #[pyfunction]
-#[pyo3(signature = (results_dir, *, lenient=false))]
+#[pyo3(signature = (results_dir, *, lenient=false, reps=10_000, bootstrap_seed=0))]
 pub fn score<'py>(
     py: Python<'py>,
     results_dir: PathBuf,
     lenient: bool,
-) -> PyResult<Bound<'py, PyDict>> {
+    reps: usize,
+    bootstrap_seed: u32,
+) -> PyResult<Bound<'py, PyAny>> {
+    if reps == 0 {
+        return Err(PyValueError::new_err("reps must be at least 1"));
+    }
+    let settings = Bootstrap {
+        reps,
+        seed: bootstrap_seed,
+        confidence: 0.95,
+    };
     let (agent, summary) = py
         .detach(|| {
-            let agent = load("agent", &results_dir, lenient)?;
-            let summary = summarize(&agent);
-            Ok::<_, ReadError>((agent, summary))
+            let agent = SeededAgent::load("agent", &results_dir, lenient)?;
+            let summary = agent.summarize();
+            Ok::<_, SeedsError>((agent, summary))
         })
-        .map_err(|err| errors::read_error(&err))?;
-    warn_skipped(py, &agent.skipped)?;
-    summary_dict(py, &summary)
+        .map_err(|err| seeds_error(&err))?;
+    for seed in &agent.seeds {
+        warn_skipped(py, &seed.results.skipped)?;
+    }
+    if let [(_, only)] = summary.seeds.as_slice() {
+        return Ok(summary_dict(py, only)?.into_any());
+    }
+    let json = py.detach(|| seeded_json(&summary, &settings).to_string());
+    py.import("json")?.call_method1("loads", (json,))
+}
+
+/// A multi-seed directory that cannot be read as one agent.
+fn seeds_error(err: &SeedsError) -> PyErr {
+    match err {
+        SeedsError::Read(read) => errors::read_error(read),
+        SeedsError::List { source, .. } => {
+            pyo3::exceptions::PyOSError::new_err((source.raw_os_error(), err.to_string()))
+        }
+        _ => PyValueError::new_err(err.to_string()),
+    }
 }
 
 /// Writes the report of `results`, `(name, results directory)` pairs, into `out`: the radar

@@ -57,6 +57,11 @@ pub struct SweepArgs {
     /// The agent seed, the same for every id (default: the configuration's `seed`, 42).
     #[cfg_attr(feature = "cli", arg(long))]
     pub seed: Option<u32>,
+    /// Run several seeds: K seeds from the base seed (`--seed`, default the
+    /// configuration's), or the half-open range A..B. Each seed's results go to
+    /// `<results>/seed-<s>/` with its own manifest, and resume as a single run does.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "K|A..B"))]
+    pub seeds: Option<Seeds>,
     /// Episodes per id instead of the reference's counts (at least 1).
     #[cfg_attr(feature = "cli", arg(long, value_name = "N", value_parser = positive))]
     pub num_episodes: Option<usize>,
@@ -103,6 +108,53 @@ pub struct SweepArgs {
         arg(long, default_value = "cpu", value_parser = clap::value_parser!(ComputeDevice))
     )]
     pub device: ComputeDevice,
+}
+
+/// `--seeds`: how many seeds from the base seed, or an explicit half-open range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seeds {
+    /// K seeds from the base seed.
+    Count(u32),
+    /// Seeds A..B.
+    Range(u32, u32),
+}
+
+impl std::str::FromStr for Seeds {
+    type Err = String;
+
+    /// `K` (at least 1) or `A..B` (A < B).
+    fn from_str(text: &str) -> Result<Seeds, String> {
+        let number = |t: &str| {
+            t.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("'{text}' is not K or A..B (e.g. 5 or 0..5)"))
+        };
+        match text.split_once("..") {
+            Some((a, b)) => {
+                let (a, b) = (number(a)?, number(b)?);
+                if a >= b {
+                    return Err(format!(
+                        "the range {a}..{b} holds no seed (A..B needs A < B)"
+                    ));
+                }
+                Ok(Seeds::Range(a, b))
+            }
+            None => match number(text)? {
+                0 => Err("0 seeds is no run; give at least 1".to_string()),
+                k => Ok(Seeds::Count(k)),
+            },
+        }
+    }
+}
+
+impl Seeds {
+    /// The seeds, counting from `base` for [`Seeds::Count`]; `None` past `u32::MAX`.
+    pub fn resolve(self, base: u32) -> Option<std::ops::Range<u32>> {
+        match self {
+            Seeds::Count(k) => Some(base..base.checked_add(k)?),
+            Seeds::Range(a, b) => Some(a..b),
+        }
+    }
 }
 
 /// A run or variant name that cannot be a directory of its own under `results/`.
@@ -175,6 +227,20 @@ pub enum ParseCountError {
 /// it, not a separate source.
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
+    /// `--seeds` that cannot run.
+    #[error("--seeds: {reason}")]
+    Seeds {
+        /// Why.
+        reason: String,
+    },
+    /// A results directory laid out for the other kind of run (one seed or several).
+    #[error("{}: {reason}", .dir.display())]
+    Layout {
+        /// The results directory.
+        dir: PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// A selector names no ids.
     #[error("{error}")]
     Ids {
@@ -453,8 +519,14 @@ pub fn run_sweep(
     agent: AgentEntry,
     args: &SweepArgs,
 ) -> Result<Vec<IdReport>, SweepError> {
+    if let Some(seeds) = args.seeds {
+        return run_seeds(name, agent, args, seeds);
+    }
     let ids = args.ids()?;
     let options = args.runner_options(agent)?;
+    if !args.estimate {
+        check_layout(&options.results_dir, false)?;
+    }
     if args.estimate {
         crate::errln!(
             "{name}: calibrating {} on {} experiments (nothing is written)...",
@@ -508,6 +580,106 @@ pub fn run_sweep(
     .map_err(|error| SweepError::Run { error })?;
     summarise(name, &reports, start.elapsed(), &options.results_dir)?;
     Ok(reports)
+}
+
+/// Refuses a results directory laid out for the other kind of run: seed directories where
+/// one seed's files go, or one seed's files where seed directories go; so that one run's
+/// files never land beside another's, nor a seed's beside those of no seed.
+fn check_layout(dir: &Path, multi_seed: bool) -> Result<(), SweepError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_seed_dir =
+            bsuite_logging::results::seed_of_dir_name(&name).is_some() && entry.path().is_dir();
+        let is_results = name.starts_with(bsuite_logging::results::FILE_PREFIX)
+            || name == bsuite_logging::manifest::MANIFEST_FILE;
+        if multi_seed && is_results {
+            return Err(SweepError::Layout {
+                dir: dir.to_path_buf(),
+                reason: format!(
+                    "holds the files of a single-seed run ({name}), and --seeds writes one \
+                     seed-<s>/ directory per seed beside nothing else: move those files into \
+                     seed-<s>/ for the seed their manifest names, or choose another --results"
+                ),
+            });
+        }
+        if !multi_seed && is_seed_dir {
+            return Err(SweepError::Layout {
+                dir: dir.to_path_buf(),
+                reason: format!(
+                    "holds seed directories ({name}) of a multi-seed run: run it with \
+                     --seeds, or one seed with --results {}",
+                    entry.path().display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Runs `--seeds`: each seed a sweep of its own into `<results>/seed-<s>/` (with its own
+/// manifest, lock and resume), one after the other, then a line for them all. Fails after
+/// every seed ran when any id failed.
+fn run_seeds(
+    name: &str,
+    agent: AgentEntry,
+    args: &SweepArgs,
+    seeds: Seeds,
+) -> Result<Vec<IdReport>, SweepError> {
+    if args
+        .config
+        .iter()
+        .any(|c| c.trim_start().starts_with("seed="))
+    {
+        return Err(SweepError::Seeds {
+            reason: "give the base seed with --seed, not --config seed=".to_string(),
+        });
+    }
+    let base = args.runner_options(agent)?.seed;
+    let range = seeds.resolve(base).ok_or_else(|| SweepError::Seeds {
+        reason: format!("{seeds:?} from seed {base} runs past the largest seed"),
+    })?;
+    let dir = args.results_dir();
+    if !args.estimate {
+        check_layout(&dir, true)?;
+    }
+    let count = range.len();
+    crate::errln!(
+        "{name}: {} seeds ({}..{}) into {}/seed-<s>/",
+        count,
+        range.start,
+        range.end,
+        dir.display()
+    );
+    let mut all = Vec::new();
+    let mut failure = None;
+    for seed in range {
+        let one = SweepArgs {
+            seeds: None,
+            seed: Some(seed),
+            results: Some(bsuite_logging::results::seed_dir(&dir, seed)),
+            ..args.clone()
+        };
+        match run_sweep(name, agent, &one) {
+            Ok(reports) => all.extend(reports),
+            // A failed id is reported by its seed's summary; the other seeds still run.
+            Err(error @ SweepError::Failed { .. }) => failure = Some(error),
+            Err(other) => return Err(other),
+        }
+        if args.estimate {
+            crate::errln!(
+                "{name}: the estimate is per seed (seeds differ in draws, not in cost): \
+                 {count} seeds take {count} times it"
+            );
+            break;
+        }
+    }
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(all),
+    }
 }
 
 fn summarise(
@@ -647,6 +819,43 @@ mod tests {
     }
 
     #[test]
+    fn seeds_are_a_count_or_a_range() {
+        assert_eq!("3".parse(), Ok(Seeds::Count(3)));
+        assert_eq!("0..5".parse(), Ok(Seeds::Range(0, 5)));
+        assert_eq!(Seeds::Count(3).resolve(42), Some(42..45));
+        assert_eq!(Seeds::Range(0, 5).resolve(42), Some(0..5));
+        assert_eq!(Seeds::Count(2).resolve(u32::MAX), None);
+        assert!("0".parse::<Seeds>().unwrap_err().contains("at least 1"));
+        assert!("5..5"
+            .parse::<Seeds>()
+            .unwrap_err()
+            .contains("holds no seed"));
+        assert!("x"
+            .parse::<Seeds>()
+            .unwrap_err()
+            .contains("is not K or A..B"));
+    }
+
+    #[test]
+    fn single_and_multi_seed_layouts_never_share_a_directory() {
+        let dir = std::env::temp_dir().join(format!("bsuite-layout-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("seed-42")).unwrap();
+        assert!(check_layout(&dir, true).is_ok());
+        let err = check_layout(&dir, false).unwrap_err().to_string();
+        assert!(err.contains("holds seed directories (seed-42)"), "{err}");
+        std::fs::remove_dir_all(dir.join("seed-42")).unwrap();
+        std::fs::write(dir.join("bsuite_id_-_catch-0.csv"), "").unwrap();
+        assert!(check_layout(&dir, false).is_ok());
+        let err = check_layout(&dir, true).unwrap_err().to_string();
+        assert!(
+            err.contains("single-seed run (bsuite_id_-_catch-0.csv)"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn failed_ids_are_listed() {
         let ids = select_ids(&["catch/3".into(), "bandit/0".into()]).unwrap();
         assert_eq!(
@@ -668,6 +877,7 @@ mod tests {
             jobs: 0,
             overwrite: false,
             seed: None,
+            seeds: None,
             num_episodes: None,
             shard: Some("1/4".parse().unwrap()),
             shards: None,

@@ -7,16 +7,27 @@ from bsuite_rs import _core
 PathLike = Union[str, 'os.PathLike[str]']
 
 
-def score(results_dir: PathLike, *, lenient: bool = False) -> Dict[str, Any]:
+def score(results_dir: PathLike, *, lenient: bool = False, reps: int = 10_000,
+          bootstrap_seed: int = 0) -> Dict[str, Any]:
   """bsuite's scores of a results directory of bsuite CSV files.
 
   Returns `{"experiments": {name: score}, "finished": {name: bool}, "tags": {tag: score},
   "ids": {bsuite_id: score}}`, the keys of `cargo xtask score --json`; scores that bsuite
-  leaves undefined (NaN, e.g. mnist before episode 9000) are None. A malformed file is a
-  `ValueError` naming the file and line (`lenient=True` skips it with a warning); a
-  directory that cannot be read or holds no results is an `OSError`.
+  leaves undefined (NaN, e.g. mnist before episode 9000) are None.
+
+  A directory of `seed-<s>/` results directories is one agent over seeds, as for `cargo
+  xtask score --json`: the same keys hold means over seeds, and `seeds` (the list),
+  `per_seed` (each seed's own scores, keyed by seed) and `intervals` (per experiment the
+  mean's 95% stratified bootstrap interval and seed count, per tag rliable's mean, median,
+  IQM and optimality gap with theirs) are added; `reps` and `bootstrap_seed` draw the
+  bootstrap, reproducibly.
+
+  A malformed file is a `ValueError` naming the file and line (`lenient=True` skips it with
+  a warning), and so are seeds of different runs; a directory that cannot be read or holds
+  no results is an `OSError`.
   """
-  return _core.score(os.fspath(results_dir), lenient=lenient)
+  return _core.score(os.fspath(results_dir), lenient=lenient, reps=reps,
+                     bootstrap_seed=bootstrap_seed)
 
 
 def _named(results) -> Sequence[Tuple[str, str]]:

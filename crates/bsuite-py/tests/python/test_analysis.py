@@ -79,3 +79,37 @@ def test_report_refuses_what_it_should(tmp_path):
   not_a_dir.write_text('')
   with pytest.raises(NotADirectoryError):
     bsuite_rs.report({'random': FIXTURES / 'random_results'}, out=not_a_dir)
+
+
+def test_a_directory_of_seeds_is_one_agent_with_intervals(tmp_path):
+  """seed-<s>/ directories are one agent: means over seeds, each seed's own scores, and
+  the intervals of `cargo xtask score --json`."""
+  def manifest(agent, seed):
+    return json.dumps({'agent': agent, 'description': agent, 'seed': seed,
+                       'num_episodes': None, 'bsuite_rs': '0.1.0'})
+
+  for seed, keep in ((42, 'bsuite_id'), (43, 'bandit-')):
+    seed_dir = tmp_path / f'seed-{seed}'
+    seed_dir.mkdir()
+    for f in (FIXTURES / 'random_results').glob('*.csv'):
+      if keep in f.name:
+        shutil.copy(f, seed_dir)
+    (seed_dir / 'bsuite_run.json').write_text(manifest('random', seed))
+  scores = bsuite_rs.score(tmp_path)
+  assert list(scores)[:4] == ['experiments', 'finished', 'tags', 'ids']
+  assert scores['seeds'] == [42, 43]
+  assert scores['per_seed']['42'] == bsuite_rs.score(tmp_path / 'seed-42')
+  assert scores['per_seed']['43'] == bsuite_rs.score(tmp_path / 'seed-43')
+  # Seed 43 repeats seed 42's bandit runs: their mean is that score, the interval a point.
+  bandit = scores['per_seed']['42']['experiments']['bandit']
+  assert scores['experiments']['bandit'] == bandit
+  interval = scores['intervals']['experiments']['bandit']
+  assert (interval['lo'], interval['hi'], interval['seeds']) == (bandit, bandit, 2)
+  assert scores['intervals']['experiments']['catch']['seeds'] == 1
+  assert list(scores['intervals']['tags']['basic']) == [
+      'experiments', 'mean', 'median', 'iqm', 'optimality_gap']
+  assert bsuite_rs.score(tmp_path, bootstrap_seed=3) == bsuite_rs.score(tmp_path, bootstrap_seed=3)
+  # Seeds of another agent never mix into one.
+  (tmp_path / 'seed-43' / 'bsuite_run.json').write_text(manifest('dqn', 43))
+  with pytest.raises(ValueError, match='seed 42 and seed 43 are different runs'):
+    bsuite_rs.score(tmp_path)

@@ -1,0 +1,212 @@
+//! `cargo xtask compare A B`: two agents, each a results directory, a directory of
+//! `seed-<s>/` results directories or a shipped baseline's name, compared per tag and per
+//! experiment: the difference of mean scores and the probability of improvement P(A > B),
+//! each with a 95% stratified bootstrap interval, and a verdict
+//! (`bsuite_analysis::seeds::compare_agents`). When the evidence is not enough the verdict
+//! names the seeds a side that would detect a difference of `--tolerance`
+//! (`bsuite_analysis::stats::seeds_needed`: the normal-approximation power calculation for
+//! two means, 80% power at the 5% level).
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+use anyhow::Result;
+use bsuite_analysis::seeds::{compare_agents, PairComparison, SeededAgent, SeededSummary};
+use clap::Args;
+use serde_json::{json, Value};
+
+use crate::results_dirs::load_seeded_agents;
+
+/// Arguments of `cargo xtask compare`.
+#[derive(Args)]
+pub struct CompareArgs {
+    /// Agent A: `[NAME=]DIR` (a results directory or a directory of seed-<s>/ ones) or a
+    /// shipped baseline's name (`baselines/<name>.tar.gz`, unpacked into .bsuite/baselines).
+    #[arg(value_name = "A")]
+    pub a: OsString,
+    /// Agent B, as A.
+    #[arg(value_name = "B")]
+    pub b: OsString,
+    /// Differences of mean score below this do not matter: the verdict calls the agents
+    /// equivalent when the difference's interval lies within it, and sizes the seeds
+    /// needed to detect it.
+    #[arg(long, default_value_t = 0.05)]
+    pub tolerance: f64,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Bootstrap replicates behind the intervals.
+    #[arg(long, default_value_t = crate::score::DEFAULT_REPS, value_name = "N", value_parser = bsuite_baselines::sweep::positive)]
+    pub reps: usize,
+    /// Seed of the bootstrap: the same seed gives the same intervals.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub bootstrap_seed: u32,
+    /// Skip malformed result files (reported on stderr) instead of failing.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+/// `arg` as `score` reads it, or, when it names no directory but a shipped baseline, that
+/// baseline unpacked (as `NAME=DIR`).
+fn resolve(arg: &OsString) -> Result<OsString> {
+    let text = arg.to_string_lossy();
+    if Path::new(arg).exists() || text.contains('=') || text.contains('/') {
+        return Ok(arg.clone());
+    }
+    let name = crate::baselines::select(&text)?
+        .pop()
+        .unwrap_or_else(|| text.to_string());
+    let dir = crate::baselines::unpack(&name)?;
+    let mut named = OsString::from(format!("{name}="));
+    named.push(dir.as_os_str());
+    Ok(named)
+}
+
+/// Runs the command.
+pub fn run(args: &CompareArgs) -> Result<()> {
+    if !(args.tolerance > 0.0 && args.tolerance.is_finite()) {
+        anyhow::bail!(
+            "--tolerance must be a positive number, not {}",
+            args.tolerance
+        );
+    }
+    let dirs = [resolve(&args.a)?, resolve(&args.b)?];
+    let agents = load_seeded_agents(&dirs, args.lenient)?;
+    let summaries: Vec<SeededSummary> = agents.iter().map(SeededAgent::summarize).collect();
+    let settings = bsuite_analysis::stats::Bootstrap {
+        reps: args.reps,
+        seed: args.bootstrap_seed,
+        confidence: 0.95,
+    };
+    let (a, b) = (&summaries[0], &summaries[1]);
+    let (tags, experiments) = compare_agents(a, b, &settings, args.tolerance);
+    let out = if args.json {
+        let rows = |rows: &[PairComparison]| -> Value {
+            rows.iter()
+                .map(|r| {
+                    (
+                        r.name.clone(),
+                        json!({
+                            "experiments": r.experiments,
+                            "difference": crate::score::estimate_json(r.difference),
+                            "p_improvement": crate::score::estimate_json(r.improvement),
+                            "verdict": r.verdict(&a.agent, &b.agent, args.tolerance),
+                        }),
+                    )
+                })
+                .collect::<serde_json::Map<String, Value>>()
+                .into()
+        };
+        let value = json!({
+            "a": {"agent": a.agent, "seeds": a.seeds.iter().map(|s| s.0).collect::<Vec<_>>()},
+            "b": {"agent": b.agent, "seeds": b.seeds.iter().map(|s| s.0).collect::<Vec<_>>()},
+            "tolerance": args.tolerance,
+            "confidence": settings.confidence,
+            "reps": settings.reps,
+            "bootstrap_seed": settings.seed,
+            "tags": rows(&tags),
+            "experiments": rows(&experiments),
+        });
+        serde_json::to_string_pretty(&value)? + "\n"
+    } else {
+        table(a, b, &tags, &experiments, &settings, args.tolerance)
+    };
+    let _ = write!(bsuite_baselines::console::Stdout, "{out}");
+    Ok(())
+}
+
+/// `name (3 seeds: 42, 43, 44)`.
+fn who(s: &SeededSummary) -> String {
+    let seeds: Vec<String> = s
+        .seeds
+        .iter()
+        .map(|(seed, _)| seed.map_or("?".into(), |s| s.to_string()))
+        .collect();
+    let plural = if seeds.len() == 1 { "" } else { "s" };
+    format!(
+        "{} ({} seed{plural}: {})",
+        s.agent,
+        seeds.len(),
+        seeds.join(", ")
+    )
+}
+
+fn table(
+    a: &SeededSummary,
+    b: &SeededSummary,
+    tags: &[PairComparison],
+    experiments: &[PairComparison],
+    settings: &bsuite_analysis::stats::Bootstrap,
+    tolerance: f64,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "A = {}\nB = {}", who(a), who(b));
+    let _ = writeln!(
+        out,
+        "A − B: difference of mean scores; P(A > B): probability of improvement (rliable);\n\
+         [{:.0}% stratified bootstrap intervals over seeds: {} replicates, seed {}]; tolerance {tolerance}",
+        settings.confidence * 100.0,
+        settings.reps,
+        settings.seed
+    );
+    let cell = |e: bsuite_analysis::stats::Estimate| {
+        if e.value.is_nan() {
+            format!("{:>24}", "n/a")
+        } else {
+            format!("{:>24}", e.to_string())
+        }
+    };
+    for (title, rows) in [("tag", tags), ("experiment", experiments)] {
+        let _ = writeln!(
+            out,
+            "\n{title:<20} {:>4}  {:>24}  {:>24}  verdict",
+            "exps", "A − B", "P(A > B)"
+        );
+        for r in rows {
+            let _ = writeln!(
+                out,
+                "{:<20} {:>4}  {}  {}  {}",
+                r.name,
+                r.experiments,
+                cell(r.difference),
+                cell(r.improvement),
+                r.verdict(&a.agent, &b.agent, tolerance)
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nA verdict needs two seeds a side; 'inconclusive' names the seeds a side that would\n\
+         detect a difference of the tolerance four times in five at the 5% level\n\
+         (n = 2.80² (sd_A² + sd_B²) / tolerance², sd over seeds of the mean score)."
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agent_against_itself_on_one_seed_is_inconclusive_with_p_one_half() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/random_results");
+        let a = format!("a={}", dir.display());
+        let b = format!("b={}", dir.display());
+        let agents = load_seeded_agents(&[a, b], false).unwrap();
+        let s: Vec<SeededSummary> = agents.iter().map(SeededAgent::summarize).collect();
+        let settings = bsuite_analysis::stats::Bootstrap::default();
+        let (tags, experiments) = compare_agents(&s[0], &s[1], &settings, 0.05);
+        assert_eq!(experiments.len(), 23);
+        for row in tags.iter().chain(&experiments) {
+            assert_eq!(row.difference.value, 0.0, "{}", row.name);
+            assert_eq!(row.improvement.value, 0.5, "{}", row.name);
+        }
+        let text = table(&s[0], &s[1], &tags, &experiments, &settings, 0.05);
+        assert!(
+            text.contains("inconclusive: a side with one seed has no spread"),
+            "{text}"
+        );
+    }
+}
