@@ -8,7 +8,7 @@ for 30 episodes. The fixture has its initial parameters and those transitions (w
 acting policy's logits at each), and then,
 on the next episode's trajectory, the parameters, the training unroll state, the
 trajectory, the loss gradients (jax.grad of bsuite's own loss) and the unroll state the
-step leaves. The Rust tests in tch_agents::actor_critic_replicas (one_sgd_step_... and
+step leaves. The Rust tests in agents::a2c::host (one_sgd_step_... and
 thirty_episodes_...) recompute them from the same inputs.
 """
 import json

@@ -11,7 +11,7 @@
 //!   the shipped baselines ran;
 //! - the LibTorch engine (feature `libtorch`, [`Engine::LibTorch`]): the readable
 //!   definitions, written close to bsuite's JAX agents, run by autograd on the CPU or a
-//!   CUDA device. `tests/tch_agents.rs` ties the two together.
+//!   CUDA device. `tests/libtorch_agents.rs` ties the two together.
 //!
 //! Unlike the reference, every random draw an agent makes (initialisation, exploration,
 //! replay sampling, bootstrap masks, policy sampling) comes from its own numpy-compatible

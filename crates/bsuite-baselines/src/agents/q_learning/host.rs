@@ -28,7 +28,7 @@
 //! by slot in a fixed order (hidden sizes and the action count are padded to multiples of
 //! 16 with zero weights, which stay zero). So
 //! a replica run alone, in a batch of 60, or resumed after a kill computes the same bits;
-//! `tests/tch_agents.rs` checks this.
+//! `tests/libtorch_agents.rs` checks this.
 
 use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
 
