@@ -16,6 +16,7 @@ mod install;
 mod libtorch;
 mod merge;
 mod py_torch;
+mod python_tests;
 mod report;
 mod results_dirs;
 mod rliable_check;

@@ -23,7 +23,7 @@ pub struct TestArgs {
 }
 
 /// Runs `cargo test --workspace` (nothing there needs LibTorch), then the Python tests
-/// ([`crate::wheel::test`]: the wheel, a numpy-only smoke test and pytest), then the
+/// ([`crate::python_tests::run`]: the wheel, a numpy-only smoke test and pytest), then the
 /// cluster recipe on a real Slurm ([`slurm_test`]), then provisions LibTorch and runs
 /// `cargo test -p bsuite-baselines --features libtorch --release -- --include-ignored`:
 /// the agents train for a few hundred episodes in these tests, which needs optimised
@@ -35,7 +35,7 @@ pub fn run(args: TestArgs) -> Result<()> {
         return crate::rliable_check::run();
     }
     if args.python_only {
-        crate::wheel::test()?;
+        crate::python_tests::run()?;
         return crate::rliable_check::run();
     }
     let manifest = libtorch::workspace_root().join("Cargo.toml");
@@ -54,7 +54,7 @@ pub fn run(args: TestArgs) -> Result<()> {
     bsuite_baselines::errln!("xtask: cargo test --workspace");
     libtorch::run_status(workspace, "cargo test --workspace")?;
     if !args.no_python {
-        crate::wheel::test()?;
+        crate::python_tests::run()?;
         crate::rliable_check::run()?;
     }
     // The installed tree builds without LibTorch, so the cluster test runs either way.

@@ -231,58 +231,6 @@ pub fn read_requirements(name: &str) -> Result<Vec<String>> {
         .collect())
 }
 
-/// Builds the wheel (and the sdist, checked with `twine check --strict` and `auditwheel
-/// show`: [`crate::wheel_check`]), installs it into a venv with numpy alone (checking that pip needs
-/// nothing else) and runs `smoke_numpy_only.py` there, then into the test venv (numpy,
-/// dm_env, gymnasium, pytest; `tests/python/requirements.txt`; SB3 on the CPU torch,
-/// [`crate::py_torch`]) and runs the pytest suite.
-/// The suite gets this xtask binary to run `bench-all` for its CSV comparison.
-pub fn test() -> Result<()> {
-    let wheel = build(&default_out_dir())?;
-    crate::wheel_check::check(&wheel)?;
-    let requirements = test_requirements()?;
-    let numpy: Vec<String> = requirements
-        .iter()
-        .filter(|r| r.starts_with("numpy=="))
-        .cloned()
-        .collect();
-    if numpy.len() != 1 {
-        bail!("tests/python/requirements.txt must pin numpy (numpy==X.Y.Z)");
-    }
-    let tests = crate_dir().join("tests").join("python");
-    let fixtures = workspace_root().join("tests").join("fixtures");
-
-    // The smoke test under the test venv's numpy 2 and under numpy 1.x, which bsuite
-    // 0.3.6's analysis (pandas<2) still needs beside us.
-    for (name, pin) in [
-        ("py-numpy-venv", numpy[0].as_str()),
-        ("py-numpy1-venv", NUMPY_1),
-    ] {
-        let minimal = venv(name, &[pin.to_string()])?;
-        install(&minimal, &wheel, true)?;
-        bsuite_baselines::errln!("xtask: the wheel with {pin} alone (smoke_numpy_only.py)");
-        let mut smoke = Command::new(&minimal);
-        smoke.arg(tests.join("smoke_numpy_only.py")).arg(&fixtures);
-        run_status(smoke, "smoke_numpy_only.py")?;
-    }
-
-    let full = venv("py-test-venv", &requirements)?;
-    install(&full, &wheel, false)?;
-    crate::py_torch::provision(&full)?;
-    // This binary's path, not the running file: `cargo test --workspace` may have relinked
-    // it since (same sources), and Linux then names the running one "xtask (deleted)".
-    let xtask =
-        std::env::current_exe()?.with_file_name(format!("xtask{}", std::env::consts::EXE_SUFFIX));
-    bsuite_baselines::errln!("xtask: pytest {}", tests.display());
-    let mut pytest = Command::new(&full);
-    pytest
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .arg(&tests)
-        .current_dir(workspace_root())
-        .env("BSUITE_XTASK", xtask);
-    run_status(pytest, "the Python tests (pytest)")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,6 +43,7 @@ pub mod random;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+pub use crate::host::ReplicaSpec;
 #[cfg(feature = "libtorch")]
 pub use crate::libtorch::{check_device, Device, DeviceError};
 pub use a2c::host::{ActorCriticReplicas, RecurrentProbe};
@@ -58,7 +59,7 @@ pub use boot_dqn::BootDqnConfig;
 #[cfg(feature = "libtorch")]
 pub use dqn::libtorch::Dqn;
 pub use dqn::DqnConfig;
-pub use q_learning::host::{DqnReplicas, ReplicaSpec};
+pub use q_learning::host::DqnReplicas;
 pub use random::Random;
 
 #[cfg(feature = "libtorch")]

@@ -9,9 +9,20 @@
 
 pub(crate) mod dense;
 
-use bsuite_envs::RandomState;
+use bsuite_envs::{ActionSpec, ObservationSpec, RandomState};
 
 use crate::config::Optimizer;
+
+/// What one replica of a host engine is built from: its environment's specs and its seed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplicaSpec {
+    /// The environment's observation spec (observations are flattened).
+    pub observation_spec: ObservationSpec,
+    /// The environment's action spec.
+    pub action_spec: ActionSpec,
+    /// The replica's agent seed: all its random draws come from `RandomState(seed)`.
+    pub seed: u32,
+}
 
 /// `n` draws of Haiku's default Linear weight initialiser: a normal with standard deviation
 /// `stddev`, redrawn outside two standard deviations.

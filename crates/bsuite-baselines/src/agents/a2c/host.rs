@@ -20,10 +20,9 @@ use bsuite_envs::{RandomState, TimeStep};
 use crate::agent::{Agent, BatchAgent};
 use crate::agents::a2c::sample_softmax;
 use crate::agents::a2c::sequence::{lambda_returns, Buffer};
-use crate::agents::actor_critic::ActorCriticConfig;
-use crate::agents::actor_critic_rnn::ActorCriticRnnConfig;
-use crate::agents::q_learning::host::ReplicaSpec;
+use crate::agents::a2c::ActorCriticConfig;
 use crate::host::dense::{Linear, Lstm, LstmState, Mlp, Params, StatePair, Unroll};
+use crate::host::ReplicaSpec;
 
 /// The recurrent part of a replica.
 struct Recurrent {
@@ -373,28 +372,22 @@ pub struct ActorCriticReplicas {
 }
 
 impl ActorCriticReplicas {
-    /// bsuite's feed-forward `actor_critic`, one replica per spec.
-    pub fn feed_forward(config: ActorCriticConfig, specs: &[ReplicaSpec]) -> Self {
+    /// The engine of `config` with an LSTM of `lstm_size` after the torso where it has one,
+    /// one replica per spec: the feed-forward agent builds it in `agents::actor_critic`,
+    /// the recurrent one in `agents::actor_critic_rnn`.
+    pub(crate) fn with_parts(
+        config: ActorCriticConfig,
+        lstm_size: Option<usize>,
+        reset_unroll_state: bool,
+        specs: &[ReplicaSpec],
+    ) -> Self {
         let replicas = specs
             .iter()
-            .map(|s| Replica::new(s, &config, None))
+            .map(|s| Replica::new(s, &config, lstm_size))
             .collect();
         ActorCriticReplicas {
             config,
-            reset_unroll_state: false,
-            replicas,
-        }
-    }
-
-    /// bsuite's `actor_critic_rnn`, one replica per spec.
-    pub fn recurrent(config: ActorCriticRnnConfig, specs: &[ReplicaSpec]) -> Self {
-        let replicas = specs
-            .iter()
-            .map(|s| Replica::new(s, &config.base, Some(config.lstm_size)))
-            .collect();
-        ActorCriticReplicas {
-            config: config.base,
-            reset_unroll_state: config.reset_unroll_state,
+            reset_unroll_state,
             replicas,
         }
     }
@@ -491,6 +484,7 @@ impl Agent for ActorCriticReplicas {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agents::ActorCriticRnnConfig;
     use bsuite_envs::{ActionSpec, ObservationSpec, StepType};
 
     fn timestep(step_type: StepType, x: f32) -> TimeStep {

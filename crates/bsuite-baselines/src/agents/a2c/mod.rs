@@ -1,11 +1,72 @@
-//! What the feed-forward and recurrent actor-critic agents share: the host engine that runs
-//! both (`host.rs`), the trajectory buffer and TD(λ) returns (`sequence.rs`), and softmax
+//! What the feed-forward and recurrent actor-critic agents share: their hyperparameters
+//! ([`ActorCriticConfig`], the recurrent agent's `base`), the host engine that runs both
+//! (`host.rs`), the trajectory buffer and TD(λ) returns (`sequence.rs`), and softmax
 //! sampling.
 
 use bsuite_envs::RandomState;
 
+use crate::config::{AgentConfig, Optimizer};
+
 pub(crate) mod host;
 pub(crate) mod sequence;
+
+/// The actor-critic agents' hyperparameters; [`Default`] is bsuite's JAX `default_agent`
+/// of the feed-forward agent, and [`ActorCriticConfig::from_config`] reads them from the
+/// keys of [`crate::config`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ActorCriticConfig {
+    /// The optimiser (Adam in bsuite), with optax's defaults but for the learning rate.
+    pub optimizer: Optimizer,
+    /// Torso layer sizes (no ReLU after the last; see quirk 31).
+    pub hidden: Vec<usize>,
+    /// The optimiser's learning rate.
+    pub learning_rate: f64,
+    /// Transitions per SGD step (fewer at episode ends).
+    pub sequence_length: usize,
+    /// The agent's discount.
+    pub discount: f32,
+    /// λ of the TD(λ) returns.
+    pub td_lambda: f32,
+}
+
+impl Default for ActorCriticConfig {
+    fn default() -> Self {
+        ActorCriticConfig {
+            optimizer: Optimizer::Adam,
+            hidden: vec![64, 64],
+            learning_rate: 3e-3,
+            sequence_length: 32,
+            discount: 0.99,
+            td_lambda: 0.9,
+        }
+    }
+}
+
+impl ActorCriticConfig {
+    /// The configuration `config` describes: its keys `optimizer`, `learning_rate`,
+    /// `discount`, `hidden_sizes`, `sequence_length` and `td_lambda` (every actor-critic's).
+    /// The defaults of actor_critic's table give [`ActorCriticConfig::default`].
+    ///
+    /// ```
+    /// use bsuite_baselines::config::AgentConfig;
+    /// use bsuite_baselines::agents::ActorCriticConfig;
+    ///
+    /// let config = AgentConfig::defaults("actor_critic").unwrap();
+    /// assert_eq!(ActorCriticConfig::from_config(&config), ActorCriticConfig::default());
+    /// ```
+    ///
+    /// Panics when `config` lacks one of these keys (another agent's configuration).
+    pub fn from_config(config: &AgentConfig) -> Self {
+        ActorCriticConfig {
+            optimizer: config.optimizer(),
+            hidden: config.widths("hidden_sizes").to_vec(),
+            learning_rate: config.float("learning_rate"),
+            sequence_length: config.count("sequence_length"),
+            discount: config.float("discount") as f32,
+            td_lambda: config.float("td_lambda") as f32,
+        }
+    }
+}
 
 /// Samples an action from `softmax(logits)` with one uniform draw.
 pub(crate) fn sample_softmax(logits: &[f32], rng: &mut RandomState) -> usize {

@@ -15,9 +15,9 @@ pub(crate) mod libtorch;
 use crate::agent::{AgentEntry, Batching};
 use crate::agents::a2c::host::ActorCriticReplicas;
 use crate::agents::actor_critic::ActorCriticConfig;
-use crate::agents::q_learning::host::ReplicaSpec;
 use crate::agents::{described, Engines};
 use crate::config::AgentConfig;
+use crate::host::ReplicaSpec;
 
 /// The recurrent agent's hyperparameters; [`Default`] is bsuite's JAX `default_agent`,
 /// and [`ActorCriticRnnConfig::from_config`] reads them from the keys of
@@ -128,5 +128,17 @@ pub(crate) fn reset_entry() -> AgentEntry {
         ),
         make: |s| ENGINES.one(s),
         batching: None,
+    }
+}
+
+impl ActorCriticReplicas {
+    /// bsuite's `actor_critic_rnn`, one replica per spec.
+    pub fn recurrent(config: ActorCriticRnnConfig, specs: &[ReplicaSpec]) -> Self {
+        Self::with_parts(
+            config.base,
+            Some(config.lstm_size),
+            config.reset_unroll_state,
+            specs,
+        )
     }
 }

@@ -12,9 +12,10 @@ pub(crate) mod libtorch;
 
 use crate::agent::{AgentEntry, Batching};
 use crate::agents::dqn::DqnConfig;
-use crate::agents::q_learning::host::{DqnReplicas, ReplicaSpec};
+use crate::agents::q_learning::host::{DqnReplicas, EnsembleSettings, Settings};
 use crate::agents::{described, Engines};
 use crate::config::{AgentConfig, Optimizer};
+use crate::host::ReplicaSpec;
 
 /// Bootstrapped DQN's hyperparameters; [`Default`] is bsuite's JAX `default_agent`, and
 /// [`BootDqnConfig::from_config`] reads them from the keys of [`crate::config`].
@@ -136,5 +137,29 @@ pub(crate) fn entry() -> AgentEntry {
             // of 20, `cargo xtask bench agents`).
             default_size: 1,
         }),
+    }
+}
+
+impl DqnReplicas {
+    /// Bootstrapped DQN with randomized prior functions, one replica (an ensemble) per
+    /// spec: every member's online network, then every target, then every prior and every
+    /// target's prior, member after member and layer after layer, from the replica's seed.
+    pub fn bootstrapped(config: BootDqnConfig, specs: &[ReplicaSpec]) -> Self {
+        Self::with_settings(config.into(), specs)
+    }
+}
+
+/// Bootstrapped DQN is DQN's settings with an ensemble.
+impl From<BootDqnConfig> for Settings {
+    fn from(c: BootDqnConfig) -> Self {
+        Settings {
+            members: c.num_ensemble,
+            ensemble: Some(EnsembleSettings {
+                prior_scale: c.prior_scale as f32,
+                mask_prob: c.mask_prob,
+                noise_scale: c.noise_scale,
+            }),
+            ..Settings::from(c.base)
+        }
     }
 }

@@ -13,9 +13,10 @@
 pub(crate) mod libtorch;
 
 use crate::agent::{AgentEntry, Batching};
-use crate::agents::q_learning::host::{DqnReplicas, ReplicaSpec};
+use crate::agents::q_learning::host::{DqnReplicas, Settings};
 use crate::agents::{described, Engines};
 use crate::config::{AgentConfig, Optimizer};
+use crate::host::ReplicaSpec;
 
 /// DQN's hyperparameters; [`Default`] is bsuite's JAX `default_agent`, and
 /// [`DqnConfig::from_config`] reads them from the keys of [`crate::config`].
@@ -130,5 +131,34 @@ pub(crate) fn entry() -> AgentEntry {
             // against 3.4 s).
             default_size: 1,
         }),
+    }
+}
+
+impl DqnReplicas {
+    /// DQN, one replica per spec, each initialised from its own seed exactly as a lone
+    /// agent would be: online weights layer by layer, then target weights (quirk 30: the
+    /// target starts from its own draw), TruncatedNormal(1/sqrt(fan_in)), zero biases.
+    pub fn new(config: DqnConfig, specs: &[ReplicaSpec]) -> Self {
+        Self::with_settings(config.into(), specs)
+    }
+}
+
+/// DQN is the shared engine with one member and no ensemble.
+impl From<DqnConfig> for Settings {
+    fn from(c: DqnConfig) -> Self {
+        Settings {
+            optimizer: c.optimizer,
+            hidden: c.hidden,
+            learning_rate: c.learning_rate,
+            batch_size: c.batch_size,
+            discount: c.discount,
+            replay_capacity: c.replay_capacity,
+            min_replay_size: c.min_replay_size,
+            sgd_period: c.sgd_period,
+            target_update_period: c.target_update_period,
+            epsilon: c.epsilon,
+            members: 1,
+            ensemble: None,
+        }
     }
 }

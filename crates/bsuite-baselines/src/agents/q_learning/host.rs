@@ -30,28 +30,15 @@
 //! a replica run alone, in a batch of 60, or resumed after a kill computes the same bits;
 //! `tests/libtorch_agents.rs` checks this.
 
-use bsuite_envs::{ActionSpec, ObservationSpec, RandomState, TimeStep};
+use bsuite_envs::{ActionSpec, RandomState, TimeStep};
 
 use crate::agent::{Agent, BatchAgent};
-use crate::agents::boot_dqn::BootDqnConfig;
-use crate::agents::dqn::DqnConfig;
 use crate::agents::q_learning::greedy;
 use crate::agents::q_learning::sparse_replay::SparseReplay;
 use crate::config::Optimizer;
 use crate::host::dense::{Linear, Mlp, Params};
 use crate::host::truncated_normal;
-use crate::host::{self, pad16, AdamStep, Entry, OptStep};
-
-/// What one replica is built from.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ReplicaSpec {
-    /// The environment's observation spec (observations are flattened).
-    pub observation_spec: ObservationSpec,
-    /// The environment's action spec.
-    pub action_spec: ActionSpec,
-    /// The replica's agent seed: all its random draws come from `RandomState(seed)`.
-    pub seed: u32,
-}
+use crate::host::{self, pad16, AdamStep, Entry, OptStep, ReplicaSpec};
 
 /// The first layer of one replica, on the host: `[obs_len, width]` weights.
 ///
@@ -417,62 +404,29 @@ fn mlp_width(nets: &[(Params, Mlp)]) -> usize {
 
 /// The engine's view of DQN's and bootstrapped DQN's hyperparameters.
 #[derive(Clone, Debug)]
-struct Settings {
-    optimizer: Optimizer,
-    hidden: Vec<usize>,
-    learning_rate: f64,
-    batch_size: usize,
-    discount: f32,
-    replay_capacity: usize,
-    min_replay_size: usize,
-    sgd_period: u64,
-    target_update_period: u64,
-    epsilon: f64,
+pub(crate) struct Settings {
+    pub(crate) optimizer: Optimizer,
+    pub(crate) hidden: Vec<usize>,
+    pub(crate) learning_rate: f64,
+    pub(crate) batch_size: usize,
+    pub(crate) discount: f32,
+    pub(crate) replay_capacity: usize,
+    pub(crate) min_replay_size: usize,
+    pub(crate) sgd_period: u64,
+    pub(crate) target_update_period: u64,
+    pub(crate) epsilon: f64,
     /// Members per replica: 1 for DQN.
-    members: usize,
+    pub(crate) members: usize,
     /// A bootstrapped ensemble's own settings; `None` for DQN.
-    ensemble: Option<EnsembleSettings>,
+    pub(crate) ensemble: Option<EnsembleSettings>,
 }
 
 /// What bootstrapped DQN adds to DQN's settings.
 #[derive(Clone, Copy, Debug)]
-struct EnsembleSettings {
-    prior_scale: f32,
-    mask_prob: f64,
-    noise_scale: f64,
-}
-
-impl From<DqnConfig> for Settings {
-    fn from(c: DqnConfig) -> Self {
-        Settings {
-            optimizer: c.optimizer,
-            hidden: c.hidden,
-            learning_rate: c.learning_rate,
-            batch_size: c.batch_size,
-            discount: c.discount,
-            replay_capacity: c.replay_capacity,
-            min_replay_size: c.min_replay_size,
-            sgd_period: c.sgd_period,
-            target_update_period: c.target_update_period,
-            epsilon: c.epsilon,
-            members: 1,
-            ensemble: None,
-        }
-    }
-}
-
-impl From<BootDqnConfig> for Settings {
-    fn from(c: BootDqnConfig) -> Self {
-        Settings {
-            members: c.num_ensemble,
-            ensemble: Some(EnsembleSettings {
-                prior_scale: c.prior_scale as f32,
-                mask_prob: c.mask_prob,
-                noise_scale: c.noise_scale,
-            }),
-            ..Settings::from(c.base)
-        }
-    }
+pub(crate) struct EnsembleSettings {
+    pub(crate) prior_scale: f32,
+    pub(crate) mask_prob: f64,
+    pub(crate) noise_scale: f64,
 }
 
 /// Where each later layer's weights and biases sit in a replica's row of the stacked
@@ -587,21 +541,9 @@ pub struct DqnReplicas {
 }
 
 impl DqnReplicas {
-    /// DQN, one replica per spec, each initialised from its own seed exactly as a lone
-    /// agent would be: online weights layer by layer, then target weights (quirk 30: the
-    /// target starts from its own draw), TruncatedNormal(1/sqrt(fan_in)), zero biases.
-    pub fn new(config: DqnConfig, specs: &[ReplicaSpec]) -> Self {
-        Self::with_settings(config.into(), specs)
-    }
-
-    /// Bootstrapped DQN with randomized prior functions, one replica (an ensemble) per
-    /// spec: every member's online network, then every target, then every prior and every
-    /// target's prior, member after member and layer after layer, from the replica's seed.
-    pub fn bootstrapped(config: BootDqnConfig, specs: &[ReplicaSpec]) -> Self {
-        Self::with_settings(config.into(), specs)
-    }
-
-    fn with_settings(config: Settings, specs: &[ReplicaSpec]) -> Self {
+    /// The engine for `config`, one replica per spec: DQN builds it in `agents::dqn`,
+    /// bootstrapped DQN in `agents::boot_dqn`.
+    pub(crate) fn with_settings(config: Settings, specs: &[ReplicaSpec]) -> Self {
         assert!(
             !config.hidden.is_empty(),
             "DQN needs at least one hidden layer"
@@ -1341,6 +1283,7 @@ impl Agent for DqnReplicas {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agents::{BootDqnConfig, DqnConfig};
 
     /// The engine's bits, pinned: each case's CSVs as the runner writes them, and a digest
     /// of every replica's parameters after a run, for DQN and for bootstrapped DQN over the
