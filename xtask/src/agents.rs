@@ -5,15 +5,15 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 
 use anyhow::Result;
-use bsuite_baselines::config;
+use bsuite_baselines::factory;
 use bsuite_baselines::factory::LIBTORCH_AGENTS;
 
 /// Prints the agents and their keys.
 pub fn run() -> Result<()> {
     let mut out = String::new();
-    for (agent, keys) in config::all() {
+    for (agent, keys) in factory::all_keys() {
         // Every agent runs on the host; these have a LibTorch engine besides.
-        let libtorch = if LIBTORCH_AGENTS.contains(agent) {
+        let libtorch = if LIBTORCH_AGENTS.contains(&agent) {
             " (host engine; --engine libtorch runs its LibTorch definition)"
         } else {
             ""

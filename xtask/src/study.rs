@@ -142,7 +142,7 @@ fn read_study(path: &Path) -> Result<Study> {
             format!(
                 "study file {}: variant {name}: valid agents: {}",
                 path.display(),
-                bsuite_baselines::config::all()
+                bsuite_baselines::factory::all_keys()
                     .iter()
                     .map(|(agent, _)| *agent)
                     .collect::<Vec<_>>()

@@ -66,7 +66,7 @@ pub use random::Random;
 use crate::agent::ComputeDevice;
 use crate::agent::{Agent, BatchAgent, OneByOne};
 use crate::agent::{AgentEntry, AgentSetup};
-use crate::config::{AgentConfig, Key};
+use crate::config::AgentConfig;
 
 /// Which implementation computes the reference agents (`bsuite-run --engine`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -222,11 +222,6 @@ fn replica_spec(setup: &AgentSetup) -> ReplicaSpec {
     }
 }
 
-/// The keys of one of [`crate::factory::LIBTORCH_AGENTS`].
-fn keys(name: &str) -> &'static [Key] {
-    crate::config::keys(name).unwrap_or_default()
-}
-
 /// The reference agents with two engines, by name, for [`crate::factory`].
 pub fn entries() -> Vec<AgentEntry> {
     vec![
@@ -251,7 +246,7 @@ mod tests {
         assert_eq!(names, crate::factory::LIBTORCH_AGENTS);
         let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/agents");
         for name in names.iter().chain(&["random"]) {
-            assert!(crate::config::keys(name).is_some(), "{name} has no keys");
+            assert!(crate::factory::keys(name).is_some(), "{name} has no keys");
             // The variant lives with the agent it varies.
             let folder = name.trim_end_matches("_reset");
             assert!(

@@ -1,10 +1,11 @@
 //! Agents' hyperparameters as named, typed keys with the reference agents' defaults.
 //!
-//! Every agent has a table of [`Key`]s (see [`keys`]); an [`AgentConfig`] holds one value per
-//! key, starting from the defaults and changed with `KEY=VALUE` text, so that the command line
-//! (`--config`), a config file and a study file all speak the same language, and a results
-//! directory's manifest can record the whole configuration. The tables live here, outside the
-//! LibTorch code, so that tools which do not link LibTorch can list and check them.
+//! Every agent has a table of [`Key`]s (each reference agent's in its folder of
+//! [`crate::agents`], listed by [`crate::factory::keys`]); an [`AgentConfig`] holds one value
+//! per key, starting from the defaults and changed with `KEY=VALUE` text, so that the command
+//! line (`--config`), a config file and a study file all speak the same language, and a
+//! results directory's manifest can record the whole configuration. This module knows what a
+//! key is and the building blocks of the tables, no agent's.
 //!
 //! ```
 //! use bsuite_baselines::config::{AgentConfig, Optimizer};
@@ -225,16 +226,6 @@ impl PartialEq for AgentConfig {
 }
 
 impl AgentConfig {
-    /// The reference configuration of one of this crate's agents.
-    pub fn defaults(agent: &str) -> Result<AgentConfig, ConfigError> {
-        let (agent, keys) = TABLE
-            .iter()
-            .find(|(name, _)| *name == agent)
-            .copied()
-            .ok_or_else(|| ConfigError::UnknownAgent(agent.to_string()))?;
-        Ok(AgentConfig::new(agent, keys))
-    }
-
     /// The default configuration of any agent, from its own table of keys (a user's agent
     /// can have just [`SEED`], or none).
     pub fn new(agent: &'static str, keys: &'static [Key]) -> AgentConfig {
@@ -360,30 +351,18 @@ impl AgentConfig {
     }
 }
 
-/// The keys of `agent`, or `None` for a name this crate has no agent of.
-pub fn keys(agent: &str) -> Option<&'static [Key]> {
-    TABLE
-        .iter()
-        .find(|(name, _)| *name == agent)
-        .map(|(_, keys)| *keys)
-}
-
-/// Every agent's keys, in the order `cargo xtask agents` lists them.
-pub fn all() -> &'static [(&'static str, &'static [Key])] {
-    &TABLE
-}
-
-const POSITIVE: Kind = Kind::Float {
+/// The building blocks of the agents' tables (each agent keeps its table in its folder).
+pub(crate) const POSITIVE: Kind = Kind::Float {
     low: 0.0,
     low_open: true,
     high: f64::MAX,
 };
-const UNIT: Kind = Kind::Float {
+pub(crate) const UNIT: Kind = Kind::Float {
     low: 0.0,
     low_open: false,
     high: 1.0,
 };
-const AT_LEAST_ONE: Kind = Kind::Count {
+pub(crate) const AT_LEAST_ONE: Kind = Kind::Count {
     low: 1,
     high: usize::MAX,
 };
@@ -398,13 +377,13 @@ pub const SEED: Key = Key {
     default: "42",
     doc: "the agent seed: every random draw of the agent comes from it (--seed sets it too)",
 };
-const OPTIMIZER: Key = Key {
+pub(crate) const OPTIMIZER: Key = Key {
     name: "optimizer",
     kind: Kind::Choice(Optimizer::NAMES),
     default: "adam",
     doc: "adam, sgd or rmsprop, with optax's defaults but for the learning rate",
 };
-const DISCOUNT: Key = Key {
+pub(crate) const DISCOUNT: Key = Key {
     name: "discount",
     kind: UNIT,
     default: "0.99",
@@ -412,7 +391,7 @@ const DISCOUNT: Key = Key {
 };
 
 /// The optimiser's learning rate, with an agent's default.
-const fn learning_rate(default: &'static str) -> Key {
+pub(crate) const fn learning_rate(default: &'static str) -> Key {
     Key {
         name: "learning_rate",
         kind: POSITIVE,
@@ -421,200 +400,9 @@ const fn learning_rate(default: &'static str) -> Key {
     }
 }
 
-/// The replay-based agents' keys (dqn and boot_dqn), with their own defaults.
-macro_rules! replay_keys {
-    ($lr:expr, $hidden:expr, $batch:expr, $min_replay:expr, $epsilon:expr) => {
-        [
-            SEED,
-            OPTIMIZER,
-            learning_rate($lr),
-            DISCOUNT,
-            Key {
-                name: "hidden_sizes",
-                kind: Kind::Widths,
-                default: $hidden,
-                doc: "the Q-network's hidden layer widths (ReLU MLP)",
-            },
-            Key {
-                name: "batch_size",
-                kind: AT_LEAST_ONE,
-                default: $batch,
-                doc: "transitions per SGD step",
-            },
-            Key {
-                name: "replay_capacity",
-                kind: AT_LEAST_ONE,
-                default: "10000",
-                doc: "transitions the replay holds (oldest replaced first)",
-            },
-            Key {
-                name: "min_replay_size",
-                kind: AT_LEAST_ONE,
-                default: $min_replay,
-                doc: "transitions in the replay before learning starts",
-            },
-            Key {
-                name: "sgd_period",
-                kind: AT_LEAST_ONE,
-                default: "1",
-                doc: "agent steps between SGD steps",
-            },
-            Key {
-                name: "target_update_period",
-                kind: AT_LEAST_ONE,
-                default: "4",
-                doc: "SGD steps between copies of the online network to the target",
-            },
-            Key {
-                name: "epsilon",
-                kind: UNIT,
-                default: $epsilon,
-                doc: "probability of a uniformly random action",
-            },
-        ]
-    };
-}
-
-static RANDOM: [Key; 1] = [SEED];
-
-static DQN: [Key; 11] = replay_keys!("0.001", "64,64", "32", "100", "0.05");
-
-static BOOT_DQN: [Key; 15] = {
-    let base = replay_keys!("0.001", "50,50", "128", "128", "0");
-    [
-        base[0],
-        base[1],
-        base[2],
-        base[3],
-        base[4],
-        base[5],
-        base[6],
-        base[7],
-        base[8],
-        base[9],
-        base[10],
-        Key {
-            name: "num_ensemble",
-            kind: AT_LEAST_ONE,
-            default: "20",
-            doc: "ensemble members, each with its own network, prior and bootstrap mask",
-        },
-        Key {
-            name: "prior_scale",
-            kind: Kind::Float {
-                low: 0.0,
-                low_open: false,
-                high: f64::MAX,
-            },
-            default: "5",
-            doc: "scale of each member's fixed random prior network",
-        },
-        Key {
-            name: "mask_prob",
-            kind: UNIT,
-            default: "1",
-            doc: "probability that a member trains on a transition (the bootstrap mask)",
-        },
-        Key {
-            name: "noise_scale",
-            kind: Kind::Float {
-                low: 0.0,
-                low_open: false,
-                high: f64::MAX,
-            },
-            default: "0",
-            doc: "scale of the Gaussian noise each member adds to a transition's reward",
-        },
-    ]
-};
-
-/// The actor-critics' keys, with their own hidden sizes.
-macro_rules! actor_critic_keys {
-    ($hidden:expr) => {
-        [
-            SEED,
-            OPTIMIZER,
-            learning_rate("0.003"),
-            DISCOUNT,
-            Key {
-                name: "hidden_sizes",
-                kind: Kind::Widths,
-                default: $hidden,
-                doc: "the torso's hidden layer widths (ReLU MLP)",
-            },
-            Key {
-                name: "sequence_length",
-                kind: AT_LEAST_ONE,
-                default: "32",
-                doc: "agent steps per update (the unroll length)",
-            },
-            Key {
-                name: "td_lambda",
-                kind: UNIT,
-                default: "0.9",
-                doc: "λ of the TD(λ) returns",
-            },
-        ]
-    };
-}
-
-static ACTOR_CRITIC: [Key; 7] = actor_critic_keys!("64,64");
-
-static ACTOR_CRITIC_RNN: [Key; 9] = rnn_keys("false");
-
-static ACTOR_CRITIC_RNN_RESET: [Key; 9] = rnn_keys("true");
-
-const fn rnn_keys(reset: &'static str) -> [Key; 9] {
-    let base = actor_critic_keys!("256,256");
-    [
-        base[0],
-        base[1],
-        base[2],
-        base[3],
-        base[4],
-        base[5],
-        base[6],
-        Key {
-            name: "lstm_size",
-            kind: AT_LEAST_ONE,
-            default: "256",
-            doc: "the LSTM's width",
-        },
-        Key {
-            name: "reset_training_state",
-            kind: Kind::Flag,
-            default: reset,
-            doc: "reset the training unroll's LSTM state at episode ends (bsuite's agent \
-                  carries it over, see docs/quirks.md, quirk 33)",
-        },
-    ]
-}
-
-static TABLE: [(&str, &[Key]); 6] = [
-    ("random", &RANDOM),
-    ("dqn", &DQN),
-    ("boot_dqn", &BOOT_DQN),
-    ("actor_critic", &ACTOR_CRITIC),
-    ("actor_critic_rnn", &ACTOR_CRITIC_RNN),
-    ("actor_critic_rnn_reset", &ACTOR_CRITIC_RNN_RESET),
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_default_parses_and_every_agent_has_a_table() {
-        for (agent, _) in all() {
-            let config = AgentConfig::defaults(agent).unwrap();
-            assert_eq!(config.changed(), "", "{agent}");
-            assert_eq!(config.seed(), 42);
-        }
-        let named: Vec<&str> = all().iter().map(|(name, _)| *name).collect();
-        for agent in crate::factory::LIBTORCH_AGENTS {
-            assert!(named.contains(&agent), "{agent} has no configuration table");
-        }
-    }
 
     #[test]
     fn bad_keys_and_values_name_the_key_and_the_valid_choices() {

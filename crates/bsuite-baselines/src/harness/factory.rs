@@ -1,8 +1,7 @@
 //! Agents by name, for runners that take the agent from the command line: the catalogue
 //! of `random` and [`crate::agents`], at the top of the crate.
 
-use crate::agents::random::Random;
-use crate::config;
+use crate::config::{AgentConfig, ConfigError, Key};
 
 /// The entry types live with the [`Agent`](crate::Agent) trait, so that the agents build
 /// entries without importing this catalogue of them.
@@ -21,14 +20,7 @@ pub const LIBTORCH_AGENTS: [&str; 5] = [
 /// The agents every build provides: `random` and the reference agents of
 /// [`crate::agents`].
 pub fn agents() -> Vec<AgentEntry> {
-    #[allow(unused_mut)]
-    let mut agents = vec![AgentEntry {
-        name: "random",
-        description: "uniformly random actions, RandomState(seed).randint(num_actions) per step",
-        keys: config::keys("random").unwrap_or_default(),
-        make: |setup| Box::new(Random::new(setup.action_spec, setup.seed)),
-        batching: None,
-    }];
+    let mut agents = vec![crate::agents::random::entry()];
     agents.extend(crate::agents::entries());
     agents
 }
@@ -60,4 +52,51 @@ pub fn agent(name: &str) -> Result<AgentEntry, UnknownAgent> {
             name: name.to_string(),
             valid: all.iter().map(|entry| entry.name).collect(),
         })
+}
+
+/// The keys of `agent`, or `None` for a name this crate has no agent of.
+pub fn keys(agent: &str) -> Option<&'static [Key]> {
+    agents()
+        .iter()
+        .find(|entry| entry.name == agent)
+        .map(|entry| entry.keys)
+}
+
+/// Every agent's name and keys, in the order `cargo xtask agents` lists them.
+pub fn all_keys() -> Vec<(&'static str, &'static [Key])> {
+    agents()
+        .iter()
+        .map(|entry| (entry.name, entry.keys))
+        .collect()
+}
+
+/// The reference configurations live with their agents, so they are found through this
+/// catalogue; [`crate::config`] knows only what a key is.
+impl AgentConfig {
+    /// The reference configuration of one of this crate's agents.
+    ///
+    /// ```
+    /// use bsuite_baselines::config::AgentConfig;
+    ///
+    /// assert_eq!(AgentConfig::defaults("dqn").unwrap().float("learning_rate"), 1e-3);
+    /// assert!(AgentConfig::defaults("dqm").is_err());
+    /// ```
+    pub fn defaults(agent: &str) -> Result<AgentConfig, ConfigError> {
+        let entry = self::agent(agent).map_err(|_| ConfigError::UnknownAgent(agent.to_string()))?;
+        Ok(AgentConfig::new(entry.name, entry.keys))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_agents_defaults_parse() {
+        for (agent, _) in all_keys() {
+            let config = AgentConfig::defaults(agent).unwrap();
+            assert_eq!(config.changed(), "", "{agent}");
+            assert_eq!(config.seed(), 42);
+        }
+    }
 }

@@ -334,7 +334,7 @@ impl SweepArgs {
     }
 
     /// Checks `--config`, `--config-file` and `--seed` against the agent's keys where this
-    /// crate knows them (every agent of [`crate::config::all`]), so that a tool that hands
+    /// crate knows them (every agent of [`crate::factory::all_keys`]), so that a tool that hands
     /// the sweep to another binary can refuse a bad configuration first.
     pub fn check_config(&self) -> Result<(), SweepError> {
         self.check_name()?;

@@ -5,7 +5,8 @@
 
 use bsuite_envs::RandomState;
 
-use crate::config::{AgentConfig, Optimizer};
+use crate::config::{learning_rate, AgentConfig, Key, Kind, Optimizer};
+use crate::config::{AT_LEAST_ONE, DISCOUNT, OPTIMIZER, SEED, UNIT};
 
 pub(crate) mod host;
 pub(crate) mod sequence;
@@ -66,6 +67,34 @@ impl ActorCriticConfig {
             td_lambda: config.float("td_lambda") as f32,
         }
     }
+}
+
+/// The keys both actor-critics have, with each one's own hidden sizes.
+pub(crate) const fn actor_critic_keys(hidden: &'static str) -> [Key; 7] {
+    [
+        SEED,
+        OPTIMIZER,
+        learning_rate("0.003"),
+        DISCOUNT,
+        Key {
+            name: "hidden_sizes",
+            kind: Kind::Widths,
+            default: hidden,
+            doc: "the torso's hidden layer widths (ReLU MLP)",
+        },
+        Key {
+            name: "sequence_length",
+            kind: AT_LEAST_ONE,
+            default: "32",
+            doc: "agent steps per update (the unroll length)",
+        },
+        Key {
+            name: "td_lambda",
+            kind: UNIT,
+            default: "0.9",
+            doc: "λ of the TD(λ) returns",
+        },
+    ]
 }
 
 /// Samples an action from `softmax(logits)` with one uniform draw.

@@ -11,10 +11,11 @@
 pub(crate) mod libtorch;
 
 use crate::agent::{AgentEntry, Batching};
+use crate::agents::a2c::actor_critic_keys;
 use crate::agents::a2c::host::ActorCriticReplicas;
 pub use crate::agents::a2c::ActorCriticConfig;
 use crate::agents::{described, Engines};
-use crate::config::AgentConfig;
+use crate::config::{AgentConfig, Key};
 use crate::host::ReplicaSpec;
 
 fn host(config: &AgentConfig, specs: &[ReplicaSpec]) -> ActorCriticReplicas {
@@ -38,11 +39,14 @@ const ENGINES: Engines<ActorCriticReplicas> = Engines {
     libtorch: tensor,
 };
 
+/// The feed-forward actor-critic's keys: bsuite's `default_agent`.
+pub(crate) static KEYS: [Key; 7] = actor_critic_keys("64,64");
+
 /// The feed-forward actor-critic's factory entry.
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "actor_critic",
-        keys: crate::agents::keys("actor_critic"),
+        keys: &KEYS,
         description: described!("A2C, MLP[64,64], TD(0.9) over 32 steps, Adam 3e-3"),
         make: |s| ENGINES.one(s),
         batching: Some(Batching {

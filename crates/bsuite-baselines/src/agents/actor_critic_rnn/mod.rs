@@ -13,10 +13,11 @@
 pub(crate) mod libtorch;
 
 use crate::agent::{AgentEntry, Batching};
+use crate::agents::a2c::actor_critic_keys;
 use crate::agents::a2c::host::ActorCriticReplicas;
 use crate::agents::actor_critic::ActorCriticConfig;
 use crate::agents::{described, Engines};
-use crate::config::AgentConfig;
+use crate::config::{AgentConfig, Key, Kind, AT_LEAST_ONE};
 use crate::host::ReplicaSpec;
 
 /// The recurrent agent's hyperparameters; [`Default`] is bsuite's JAX `default_agent`,
@@ -97,11 +98,43 @@ const ENGINES: Engines<ActorCriticReplicas> = Engines {
     libtorch: tensor,
 };
 
+/// The recurrent actor-critic's keys: bsuite's `default_agent`.
+pub(crate) static KEYS: [Key; 9] = rnn_keys("false");
+
+/// The variant's keys: the same, resetting the training state at episode ends.
+pub(crate) static RESET_KEYS: [Key; 9] = rnn_keys("true");
+
+const fn rnn_keys(reset: &'static str) -> [Key; 9] {
+    let base = actor_critic_keys("256,256");
+    [
+        base[0],
+        base[1],
+        base[2],
+        base[3],
+        base[4],
+        base[5],
+        base[6],
+        Key {
+            name: "lstm_size",
+            kind: AT_LEAST_ONE,
+            default: "256",
+            doc: "the LSTM's width",
+        },
+        Key {
+            name: "reset_training_state",
+            kind: Kind::Flag,
+            default: reset,
+            doc: "reset the training unroll's LSTM state at episode ends (bsuite's agent \
+                  carries it over, see docs/quirks.md, quirk 33)",
+        },
+    ]
+}
+
 /// The recurrent actor-critic's factory entry.
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "actor_critic_rnn",
-        keys: crate::agents::keys("actor_critic_rnn"),
+        keys: &KEYS,
         description: described!("recurrent A2C, MLP[256,256] + LSTM 256"),
         make: |s| ENGINES.one(s),
         batching: Some(Batching {
@@ -121,7 +154,7 @@ pub(crate) fn entry() -> AgentEntry {
 pub(crate) fn reset_entry() -> AgentEntry {
     AgentEntry {
         name: "actor_critic_rnn_reset",
-        keys: crate::agents::keys("actor_critic_rnn_reset"),
+        keys: &RESET_KEYS,
         description: described!(
             "actor_critic_rnn with its training LSTM state reset at episode ends \
              (a fix of quirk 33; not bsuite's agent)"

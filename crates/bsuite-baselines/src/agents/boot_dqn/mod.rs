@@ -13,8 +13,9 @@ pub(crate) mod libtorch;
 use crate::agent::{AgentEntry, Batching};
 use crate::agents::dqn::DqnConfig;
 use crate::agents::q_learning::host::{DqnReplicas, EnsembleSettings, Settings};
+use crate::agents::q_learning::replay_keys;
 use crate::agents::{described, Engines};
-use crate::config::{AgentConfig, Optimizer};
+use crate::config::{AgentConfig, Key, Kind, Optimizer, AT_LEAST_ONE, UNIT};
 use crate::host::ReplicaSpec;
 
 /// Bootstrapped DQN's hyperparameters; [`Default`] is bsuite's JAX `default_agent`, and
@@ -122,11 +123,61 @@ const ENGINES: Engines<DqnReplicas> = Engines {
     libtorch: tensor,
 };
 
+/// Bootstrapped DQN's keys: DQN's with its own defaults, and the ensemble's.
+pub(crate) static KEYS: [Key; 15] = {
+    let base = replay_keys("0.001", "50,50", "128", "128", "0");
+    [
+        base[0],
+        base[1],
+        base[2],
+        base[3],
+        base[4],
+        base[5],
+        base[6],
+        base[7],
+        base[8],
+        base[9],
+        base[10],
+        Key {
+            name: "num_ensemble",
+            kind: AT_LEAST_ONE,
+            default: "20",
+            doc: "ensemble members, each with its own network, prior and bootstrap mask",
+        },
+        Key {
+            name: "prior_scale",
+            kind: Kind::Float {
+                low: 0.0,
+                low_open: false,
+                high: f64::MAX,
+            },
+            default: "5",
+            doc: "scale of each member's fixed random prior network",
+        },
+        Key {
+            name: "mask_prob",
+            kind: UNIT,
+            default: "1",
+            doc: "probability that a member trains on a transition (the bootstrap mask)",
+        },
+        Key {
+            name: "noise_scale",
+            kind: Kind::Float {
+                low: 0.0,
+                low_open: false,
+                high: f64::MAX,
+            },
+            default: "0",
+            doc: "scale of the Gaussian noise each member adds to a transition's reward",
+        },
+    ]
+};
+
 /// Bootstrapped DQN's factory entry.
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "boot_dqn",
-        keys: crate::agents::keys("boot_dqn"),
+        keys: &KEYS,
         description: described!("bootstrapped DQN, 20 members with prior networks (scale 5)"),
         make: |s| ENGINES.one(s),
         batching: Some(Batching {

@@ -14,8 +14,9 @@ pub(crate) mod libtorch;
 
 use crate::agent::{AgentEntry, Batching};
 use crate::agents::q_learning::host::{DqnReplicas, Settings};
+use crate::agents::q_learning::replay_keys;
 use crate::agents::{described, Engines};
-use crate::config::{AgentConfig, Optimizer};
+use crate::config::{AgentConfig, Key, Optimizer};
 use crate::host::ReplicaSpec;
 
 /// DQN's hyperparameters; [`Default`] is bsuite's JAX `default_agent`, and
@@ -115,11 +116,14 @@ const ENGINES: Engines<DqnReplicas> = Engines {
     libtorch: tensor,
 };
 
+/// DQN's keys: bsuite's `default_agent`.
+pub(crate) static KEYS: [Key; 11] = replay_keys("0.001", "64,64", "32", "100", "0.05");
+
 /// DQN's factory entry.
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "dqn",
-        keys: crate::agents::keys("dqn"),
+        keys: &KEYS,
         description: described!("DQN: MLP[64,64], Adam 1e-3, batch 32, replay 10000, ε 0.05"),
         make: |s| ENGINES.one(s),
         batching: Some(Batching {

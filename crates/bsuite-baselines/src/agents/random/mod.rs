@@ -2,7 +2,8 @@
 
 use bsuite_envs::{ActionSpec, RandomState, TimeStep};
 
-use crate::agent::Agent;
+use crate::agent::{Agent, AgentEntry};
+use crate::config::{Key, SEED};
 
 /// Picks actions uniformly at random with numpy's legacy generator:
 /// `RandomState(seed).randint(num_actions)` per step, draw for draw what bsuite's `Random`
@@ -50,6 +51,20 @@ impl Agent for Random {
 /// (the reference's own default is an unseeded generator).
 pub fn default_agent(action_spec: ActionSpec) -> Random {
     Random::new(action_spec, Random::DEFAULT_SEED)
+}
+
+/// The random agent's one key.
+pub(crate) static KEYS: [Key; 1] = [SEED];
+
+/// The random agent's factory entry.
+pub(crate) fn entry() -> AgentEntry {
+    AgentEntry {
+        name: "random",
+        description: "uniformly random actions, RandomState(seed).randint(num_actions) per step",
+        keys: &KEYS,
+        make: |setup| Box::new(Random::new(setup.action_spec, setup.seed)),
+        batching: None,
+    }
 }
 
 #[cfg(test)]
