@@ -7,7 +7,10 @@ use bsuite_analysis::experiments::in_plot_order;
 use bsuite_analysis::plot::RADAR_TAGS;
 use bsuite_analysis::{Score, Summary};
 
-use crate::model::{FigureFile, Model};
+use bsuite_analysis::seeds::PairComparison;
+use bsuite_analysis::stats::Estimate;
+
+use crate::model::{FigureFile, Model, SeedsModel};
 
 /// File name of the page.
 pub const INDEX: &str = "index.html";
@@ -212,6 +215,71 @@ fn experiments_table(model: &Model) -> String {
     s
 }
 
+/// The tables of P(A > B) and of the difference of means for every pair of agents.
+fn pairs_html(model: &Model, seeds: &SeedsModel) -> String {
+    let stats = &seeds.stats;
+    let mut s = format!(
+        "<h2 id=\"pairs\">Agents compared over seeds</h2>\n<p>{}</p>\n",
+        escape(&crate::seeds::pairs_caption(stats))
+    );
+    let headers: String = RADAR_TAGS
+        .iter()
+        .map(|t| format!("<th>{}</th>", escape(t.as_str())))
+        .collect();
+    for (title, class, pick) in [
+        (
+            "P(A &gt; B)",
+            "pairs-p",
+            (|c: &PairComparison| c.improvement) as fn(&PairComparison) -> Estimate,
+        ),
+        ("Mean score of A minus B", "pairs-diff", |c| c.difference),
+    ] {
+        let _ = write!(
+            s,
+            "<h3>{title}</h3>\n<table class=\"{class}\"><thead><tr><th>A</th><th>B</th>{headers}</tr></thead><tbody>\n"
+        );
+        for row in &stats.pairs {
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td>{}</td>",
+                escape(&row.a),
+                escape(&row.b)
+            );
+            match &row.tags {
+                Some(tags) => {
+                    for comparison in tags {
+                        let e = pick(comparison);
+                        let _ = write!(
+                            s,
+                            "<td class=\"num\">{}</td>",
+                            escape(&crate::seeds::estimate_text(&e))
+                        );
+                    }
+                }
+                None => {
+                    let count = |name: &str| {
+                        (model.summaries.iter())
+                            .position(|x| x.agent == name)
+                            .map_or(0, |k| stats.counts[k])
+                    };
+                    let _ = write!(
+                        s,
+                        "<td colspan=\"{}\">{}</td>",
+                        RADAR_TAGS.len(),
+                        escape(&crate::seeds::needs_seeds_text(
+                            row,
+                            (count(&row.a), count(&row.b))
+                        ))
+                    );
+                }
+            }
+            s.push_str("</tr>\n");
+        }
+        s.push_str("</tbody></table>\n");
+    }
+    s
+}
+
 /// The page.
 pub(crate) fn page(model: &Model) -> String {
     let mut s = String::with_capacity(1 << 20);
@@ -246,6 +314,14 @@ pub(crate) fn page(model: &Model) -> String {
                 None => format!("<b>{}</b>{definition}{by}", escape(&summary.agent)),
             }
         })
+        .zip(0..)
+        .map(|(text, k)| match &model.seeds {
+            Some(seeds) => format!(
+                "{text}: {}",
+                escape(&crate::seeds::seeds_text(&seeds.seed_lists[k]))
+            ),
+            None => text,
+        })
         .collect();
     s.push_str(&agents.join(", "));
     s.push_str(".</p>\n");
@@ -277,6 +353,9 @@ pub(crate) fn page(model: &Model) -> String {
         let name = section.experiment.name;
         let _ = write!(s, "<li><a href=\"#exp-{name}\">{name}</a></li>");
     }
+    if model.seeds.is_some() {
+        s.push_str("<li><a href=\"#pairs\">Agents compared over seeds</a></li>");
+    }
     s.push_str("</ul></nav>\n");
 
     s.push_str("<h2 id=\"summary\">Summary</h2>\n<div class=\"pair\">\n");
@@ -285,6 +364,10 @@ pub(crate) fn page(model: &Model) -> String {
     s.push_str(&figure_html(&model.bar));
     if let Some(compare) = &model.compare {
         s.push_str(&figure_html(compare));
+    }
+    if let Some(seeds) = &model.seeds {
+        s.push_str(&figure_html(&seeds.profile));
+        s.push_str(&pairs_html(model, seeds));
     }
 
     s.push_str("<h2 id=\"tags\">Scores by key issue</h2>\n<p>The mean score of the experiments carrying each tag. Click a column to sort.</p>\n");

@@ -32,11 +32,12 @@ mod model;
 pub mod overview;
 pub mod render;
 pub mod report;
+mod seeds;
 pub mod style;
 
 use std::path::PathBuf;
 
-pub use report::{write, Options, Written};
+pub use report::{write, write_seeded, Options, Written};
 
 /// Everything that can go wrong while producing a report.
 #[derive(Debug, thiserror::Error)]
