@@ -411,3 +411,63 @@ pub fn compare_drawing(chart: &BarChart) -> Drawing {
         legends,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bsuite_analysis::{figures, AgentResults};
+
+    fn bars() -> BarChart {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/random_results");
+        let agent = AgentResults::load("random", &dir).unwrap();
+        let other = AgentResults::load("other", &dir).unwrap();
+        figures::bar_chart(&bsuite_analysis::compare(&[agent, other]))
+    }
+
+    fn lines(facet: &Facet) -> Vec<&Vec<(f64, f64)>> {
+        (facet.layers.iter())
+            .filter_map(|l| match l {
+                Layer::Line { points, .. } => Some(points),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn whiskers_go_on_the_bars_of_agents_with_intervals_only() {
+        let chart = bars();
+        let intervals = vec![None, Some(vec![("catch", 0.2, 0.4)])];
+        let mut per_agent = bar_drawing(&chart);
+        let before = per_agent.clone();
+        add_whiskers(&mut per_agent, &intervals, true);
+        assert_eq!(per_agent.facets[0], before.facets[0]);
+        let catch = in_plot_order().position(|e| e.name == "catch").unwrap() as f64;
+        // The whisker and its two caps, at catch's bar in the second agent's facet.
+        let added = lines(&per_agent.facets[1]);
+        assert_eq!(added.len(), 3);
+        assert_eq!(*added[0], vec![(catch, 0.2), (catch, 0.4)]);
+        assert_eq!(*added[1], vec![(catch - 0.2, 0.2), (catch + 0.2, 0.2)]);
+
+        let mut side_by_side = compare_drawing(&chart);
+        add_whiskers(&mut side_by_side, &intervals, false);
+        let facet = &side_by_side.facets[catch as usize];
+        assert_eq!(facet.title.as_deref(), Some("catch"));
+        assert_eq!(*lines(facet)[0], vec![(1.0, 0.2), (1.0, 0.4)]);
+    }
+
+    #[test]
+    fn the_profile_has_a_band_and_a_line_per_agent() {
+        let line = |agent: &str| ProfileLine {
+            agent: agent.into(),
+            colour: "#313695",
+            points: vec![(0.0, 1.0, 0.9, 1.0), (1.0, 0.0, 0.0, 0.1)],
+        };
+        let drawing = profile_drawing(&[line("a"), line("b")]);
+        let layers = &drawing.facets[0].layers;
+        assert_eq!(layers.len(), 4);
+        assert!(matches!(&layers[0], Layer::Ribbon { points, .. } if points[1] == (1.0, 0.0, 0.1)));
+        assert!(matches!(&layers[1], Layer::Line { points, .. } if points[0] == (0.0, 1.0)));
+        assert_eq!(drawing.legends[0].entries.len(), 2);
+    }
+}

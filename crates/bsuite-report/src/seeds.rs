@@ -336,3 +336,103 @@ pub(crate) fn pairs_caption(stats: &SeedStats) -> String {
         stats.bootstrap.seed
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bsuite_analysis::{figures, AgentResults};
+    use std::path::Path;
+
+    fn catch_figure() -> Figure {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/random_results");
+        let agent = AgentResults::load("random", &dir).unwrap();
+        let catch = bsuite_envs::experiments()
+            .iter()
+            .find(|e| e.name == "catch")
+            .unwrap();
+        figures::experiment_figures(&[agent], catch).remove(0)
+    }
+
+    #[test]
+    fn over_seeds_an_experiment_shows_its_mean_and_one_seed_its_own_score() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/random_results");
+        let single = bsuite_analysis::summarize(&AgentResults::load("random", &dir).unwrap());
+        let one = SeededSummary {
+            agent: "random".into(),
+            seeds: vec![(Some(42), single.clone())],
+        };
+        assert_eq!(shown_summary(&one), single);
+        let mut halved = single.clone();
+        for e in &mut halved.experiments {
+            if let Score::Value(v) = e.score {
+                e.score = Score::Value(v / 2.0);
+            }
+        }
+        let two = SeededSummary {
+            agent: "random".into(),
+            seeds: vec![(Some(42), single.clone()), (Some(43), halved)],
+        };
+        let shown = shown_summary(&two);
+        assert_eq!(shown.experiments.len(), single.experiments.len());
+        for (e, s) in shown.experiments.iter().zip(&single.experiments) {
+            match s.score {
+                Score::Value(v) => assert!((e.score.to_f64() - 0.75 * v).abs() < 1e-12),
+                Score::Undefined(_) => assert_eq!(e.score, s.score),
+            }
+        }
+        // The tag scores are the centres of the intervals the radar draws around them.
+        let settings = Bootstrap {
+            reps: 10,
+            ..Bootstrap::default()
+        };
+        for (tag, stats) in shown.tags.iter().zip(two.tag_stats(&settings)) {
+            assert_eq!(tag.tag, stats.tag);
+            assert!((tag.score.to_f64() - stats.mean().value).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn a_series_that_differs_between_seeds_becomes_its_mean_with_a_band() {
+        let figure = catch_figure();
+        let series = &figure.panels[0].series;
+        assert!(!series.is_empty() && series[0].points.len() > 1);
+        let mut other = figure.clone();
+        for point in &mut other.panels[0].series[0].points {
+            point.y += 0.5;
+        }
+        let (merged, any) = merge_figure(&[figure.clone(), other]);
+        assert!(any);
+        assert!(merged.title.ends_with(BAND_NOTE), "{}", merged.title);
+        for (m, p) in merged.panels[0].series[0]
+            .points
+            .iter()
+            .zip(&figure.panels[0].series[0].points)
+        {
+            assert_eq!(m.x, p.x);
+            assert!((m.y - (p.y + 0.25)).abs() < 1e-12);
+            assert_eq!(m.band, Some((p.y, p.y + 0.5)));
+        }
+        // Series that are the same over seeds (an agent with one seed) stay as they were.
+        assert_eq!(
+            merged.panels[0].series[1..],
+            figure.panels[0].series[1..],
+            "unchanged series were changed"
+        );
+        let (same, any) = merge_figure(&[figure.clone(), figure.clone()]);
+        assert!(!any);
+        assert_eq!(same, figure);
+    }
+
+    #[test]
+    fn seed_counts_and_estimates_without_data_read_well() {
+        assert_eq!(seeds_text(&[Some(42)]), "1 seed (42)");
+        assert_eq!(seeds_text(&[None]), "1 seed");
+        assert_eq!(seeds_text(&[Some(1), Some(2)]), "2 seeds (1, 2)");
+        let nan = Estimate {
+            value: f64::NAN,
+            lo: f64::NAN,
+            hi: f64::NAN,
+        };
+        assert_eq!(estimate_text(&nan), "n/a");
+    }
+}
