@@ -109,9 +109,9 @@ pub fn write(agents: &[AgentResults], out_dir: &Path, options: &Options) -> Resu
 
 /// Writes a report on `agents`, each run over one or more seeds (a directory of
 /// `seed-<s>/` results directories, or a plain results directory), into `out_dir`, as
-/// [`write`] does.
+/// [`write()`] does.
 ///
-/// An agent with one seed is drawn as [`write`] draws it. One with several is shown by its
+/// An agent with one seed is drawn as [`write()`] draws it. One with several is shown by its
 /// means over seeds: its radar polygon gets a band and its bars whiskers (the bootstrap
 /// intervals of `bsuite_analysis::seeds`), its standard plots the mean over seeds with a
 /// band from the lowest to the highest seed. When any agent has two or more seeds the
