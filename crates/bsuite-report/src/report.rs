@@ -175,8 +175,8 @@ fn copy_runs(results: &AgentResults) -> AgentResults {
 
 /// Every experiment's standard plots; over several seeds, each figure drawn from every
 /// seed `k` (an agent with fewer seeds gives its last) and merged by
-/// [`seeds::merge_figure`].
-fn experiment_plots(agents: &[AgentRuns]) -> Vec<Figure> {
+/// [`seeds::merge_figure`]; each with whether it was merged (its caption then says so).
+fn experiment_plots(agents: &[AgentRuns]) -> Vec<(Figure, bool)> {
     let most = agents.iter().map(|a| a.seeds.len()).max().unwrap_or(1);
     let versions: Vec<Vec<Figure>> = (0..most)
         .into_par_iter()
@@ -191,7 +191,7 @@ fn experiment_plots(agents: &[AgentRuns]) -> Vec<Figure> {
     let mut versions = versions.into_iter();
     let base = versions.next().unwrap_or_default();
     if most == 1 {
-        return base;
+        return base.into_iter().map(|f| (f, false)).collect();
     }
     let others: Vec<Vec<Figure>> = versions.collect();
     base.into_iter()
@@ -205,7 +205,7 @@ fn experiment_plots(agents: &[AgentRuns]) -> Vec<Figure> {
                     all.push(same.clone());
                 }
             }
-            seeds::merge_figure(&all).0
+            seeds::merge_figure(&all)
         })
         .collect()
 }
@@ -323,11 +323,15 @@ fn write_runs(agents: &[AgentRuns], out_dir: &Path, options: &Options) -> Result
     let plots = experiment_plots(agents);
     let experiment_figures: Vec<Drawn> = plots
         .par_iter()
-        .map(|plot| {
+        .map(|(plot, merged)| {
             let figure = figure_drawing::drawing(plot);
             Ok(Drawn {
                 stem: format!("images/{}/{}", plot.experiment, plot.name),
-                title: plot.title.clone(),
+                title: if *merged {
+                    format!("{}. {}", plot.title.trim_end_matches('.'), seeds::BAND_NOTE)
+                } else {
+                    plot.title.clone()
+                },
                 note: plot.note.clone(),
                 size: figure.size,
                 svg: render_svg(&figure)?,

@@ -213,7 +213,7 @@ pub(crate) fn shown_summary(agent: &SeededSummary) -> Summary {
     }
 }
 
-/// What a merged figure's band shows, appended to its title.
+/// What a merged figure's band shows, appended to its caption.
 pub(crate) const BAND_NOTE: &str =
     "Agents with several seeds: mean over seeds, band from the lowest to the highest seed.";
 
@@ -247,9 +247,6 @@ pub(crate) fn merge_figure(versions: &[Figure]) -> (Figure, bool) {
                 any = true;
             }
         }
-    }
-    if any {
-        merged.title = format!("{} {BAND_NOTE}", merged.title);
     }
     (merged, any)
 }
@@ -402,7 +399,7 @@ mod tests {
         }
         let (merged, any) = merge_figure(&[figure.clone(), other]);
         assert!(any);
-        assert!(merged.title.ends_with(BAND_NOTE), "{}", merged.title);
+        assert_eq!(merged.title, figure.title);
         for (m, p) in merged.panels[0].series[0]
             .points
             .iter()
