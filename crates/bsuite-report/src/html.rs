@@ -11,6 +11,7 @@ use bsuite_analysis::seeds::PairComparison;
 use bsuite_analysis::stats::Estimate;
 
 use crate::model::{FigureFile, Model, SeedsModel};
+use crate::seeds::AgentIntervals;
 
 /// File name of the page.
 pub const INDEX: &str = "index.html";
@@ -137,6 +138,23 @@ fn score_cell(score: Option<Score>, finished: bool) -> String {
     }
 }
 
+/// Agent `k`'s intervals over seeds, where it has two or more seeds.
+fn intervals<'m>(model: &'m Model, k: usize) -> Option<&'m AgentIntervals> {
+    model.seeds.as_ref()?.stats.intervals.get(k)?.as_ref()
+}
+
+/// A score cell with its interval over seeds after the score, where there is one.
+fn with_interval(cell: String, interval: Option<Estimate>) -> String {
+    match interval {
+        Some(e) if !e.value.is_nan() => cell.replacen(
+            "</td>",
+            &format!(" <small>[{:.3}, {:.3}]</small></td>", e.lo, e.hi),
+            1,
+        ),
+        _ => cell,
+    }
+}
+
 fn figure_html(figure: &FigureFile) -> String {
     let mut s = String::from("<figure>");
     s.push_str(&figure.inline_svg);
@@ -165,10 +183,12 @@ fn tags_table(model: &Model) -> String {
         "<table class=\"sortable\"><thead><tr><th>key issue</th>{}</tr></thead><tbody>\n",
         agent_headers(model.summaries)
     );
-    for tag in RADAR_TAGS {
+    for (t, tag) in RADAR_TAGS.into_iter().enumerate() {
         let _ = write!(s, "<tr><td>{}</td>", escape(tag.as_str()));
-        for summary in model.summaries {
-            s.push_str(&score_cell(summary.tag(tag).map(|t| t.score), true));
+        for (k, summary) in model.summaries.iter().enumerate() {
+            let cell = score_cell(summary.tag(tag).map(|t| t.score), true);
+            let interval = intervals(model, k).map(|i| i.tags[t]);
+            s.push_str(&with_interval(cell, interval));
         }
         s.push_str("</tr>\n");
     }
@@ -202,12 +222,16 @@ fn experiments_table(model: &Model) -> String {
             escape(kind.as_str()),
             escape(&tags.join(", "))
         );
-        for summary in model.summaries {
+        for (k, summary) in model.summaries.iter().enumerate() {
             let entry = summary.experiment(name);
-            s.push_str(&score_cell(
+            let cell = score_cell(
                 entry.map(|e| e.score),
                 entry.is_some_and(|e| e.progress.finished()),
-            ));
+            );
+            let interval = intervals(model, k)
+                .and_then(|i| i.experiments.iter().find(|(e, _)| *e == name))
+                .map(|(_, e)| *e);
+            s.push_str(&with_interval(cell, interval));
         }
         s.push_str("</tr>\n");
     }
@@ -371,6 +395,13 @@ pub(crate) fn page(model: &Model) -> String {
     }
 
     s.push_str("<h2 id=\"tags\">Scores by key issue</h2>\n<p>The mean score of the experiments carrying each tag. Click a column to sort.</p>\n");
+    if let Some(seeds) = &model.seeds {
+        let _ = writeln!(
+            s,
+            "<p>Agents with several seeds: the mean over seeds, with its {:.0}% stratified bootstrap interval in brackets (here and by experiment).</p>",
+            100.0 * seeds.stats.bootstrap.confidence
+        );
+    }
     s.push_str(&tags_table(model));
     s.push_str("<h2 id=\"scores\">Scores by experiment</h2>\n<p>In the order of the bar plot; click a column to sort. * marks an experiment whose runs have not all reached its episode count; &ndash; marks an experiment without results; n/a a score the data does not define yet.</p>\n");
     s.push_str(&experiments_table(model));

@@ -139,6 +139,25 @@ fn seed_counts_are_stated() {
 }
 
 #[test]
+fn the_tables_give_the_intervals_of_the_agents_with_seeds() {
+    let (out, _) = report();
+    let html = fs::read_to_string(out.join("index.html")).unwrap();
+    let three = &agents()[0];
+    let basic = three.summarize().tag_stats(&Bootstrap::default())[0].mean();
+    assert!(basic.lo < basic.hi, "{basic:?}");
+    let cell = format!(
+        "{:.3} <small>[{:.3}, {:.3}]</small></td>",
+        basic.value, basic.lo, basic.hi
+    );
+    let tags = &html[html.find("id=\"tags\"").unwrap()..];
+    let row = &tags[tags.find("<tr><td>basic</td>").unwrap()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(row.contains(&cell), "{cell} not in {row}");
+    // The one-seed agent's cell (the last) has no interval.
+    assert_eq!(row.matches("<small>").count(), 2, "{row}");
+}
+
+#[test]
 fn the_radar_bands_the_agents_with_seeds_only() {
     let (out, _) = report();
     let radar = fs::read_to_string(out.join("images/radar_plot.svg")).unwrap();
