@@ -302,19 +302,39 @@ the standard analysis plots of each experiment.
     let _ = write!(
         s,
         r"\begin{{center}}\small
-\captionsetup{{hypcap=false}}\captionof{{table}}{{Mean score per key issue (experiments with a score only).}}
+\captionsetup{{hypcap=false}}\captionof{{table}}{{Mean score per key issue (experiments with a score only).{}}}
 \label{{tab:bsuite-tags}}
 \begin{{tabular}}{{l{columns}}}
 \hline
 key issue & {} \\
 \hline
 ",
+        match &model.seeds {
+            Some(seeds) => format!(
+                " Agents with several seeds: the mean over seeds, with its {:.0}\\% stratified \
+                 bootstrap interval in brackets.",
+                100.0 * seeds.stats.bootstrap.confidence
+            ),
+            None => String::new(),
+        },
         header.join(" & ")
     );
-    for tag in RADAR_TAGS {
+    for (t, tag) in RADAR_TAGS.into_iter().enumerate() {
         let cells: Vec<String> = agents
             .iter()
-            .map(|a| score_cell(a.tag(tag).map(|t| t.score), true))
+            .enumerate()
+            .map(|(k, a)| {
+                let cell = score_cell(a.tag(tag).map(|t| t.score), true);
+                let interval = (model.seeds.as_ref())
+                    .and_then(|seeds| seeds.stats.intervals[k].as_ref())
+                    .map(|i| i.tags[t]);
+                match interval {
+                    Some(e) if !e.value.is_nan() => {
+                        format!(r"{cell} {{\scriptsize [{:.2}, {:.2}]}}", e.lo, e.hi)
+                    }
+                    _ => cell,
+                }
+            })
             .collect();
         let _ = writeln!(s, r"{} & {} \\", escape(tag.as_str()), cells.join(" & "));
     }
