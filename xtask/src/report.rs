@@ -238,6 +238,8 @@ mod tests {
             ("dqn", "bsuite_id_-_catch-0.csv"),
             ("a2c", "bsuite_id_-_bandit-0.csv"),
             ("notes", "x.txt"),
+            // A run over seeds (`bench-all --seeds`) is one agent.
+            ("seeded/seed-42", "bsuite_id_-_catch-0.csv"),
         ] {
             std::fs::create_dir_all(root.join(agent)).unwrap();
             std::fs::write(root.join(agent).join(file), "").unwrap();
@@ -252,7 +254,7 @@ mod tests {
                     .into_owned()
             })
             .collect();
-        assert_eq!(names, ["a2c", "dqn"]);
+        assert_eq!(names, ["a2c", "dqn", "seeded"]);
         std::fs::remove_dir_all(&root).unwrap();
     }
 
