@@ -420,8 +420,15 @@ pub(crate) fn page(model: &Model) -> String {
         let scores: Vec<String> = model
             .summaries
             .iter()
-            .filter_map(|summary| {
+            .enumerate()
+            .filter_map(|(k, summary)| {
                 let e = summary.experiment(experiment.name)?;
+                let over_seeds = intervals(model, k)
+                    .and_then(|i| i.experiments.iter().find(|(n, _)| *n == experiment.name))
+                    .filter(|(_, e)| !e.value.is_nan())
+                    .map_or(String::new(), |(_, e)| {
+                        format!(" [{:.3}, {:.3}] over seeds", e.lo, e.hi)
+                    });
                 let state = if e.progress.finished() {
                     String::new()
                 } else {
@@ -431,9 +438,10 @@ pub(crate) fn page(model: &Model) -> String {
                     )
                 };
                 Some(format!(
-                    "<b>{}</b> {}{}",
+                    "<b>{}</b> {}{}{}",
                     escape(&summary.agent),
                     escape(&e.score.to_string()),
+                    escape(&over_seeds),
                     escape(&state)
                 ))
             })

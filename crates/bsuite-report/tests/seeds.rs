@@ -155,6 +155,17 @@ fn the_tables_give_the_intervals_of_the_agents_with_seeds() {
     assert!(row.contains(&cell), "{cell} not in {row}");
     // The one-seed agent's cell (the last) has no interval.
     assert_eq!(row.matches("<small>").count(), 2, "{row}");
+    // Each experiment's section gives it too.
+    let catch = three
+        .summarize()
+        .experiment_stats(&Bootstrap::default())
+        .into_iter()
+        .find(|e| e.experiment.name == "catch")
+        .unwrap()
+        .mean;
+    let section = &html[html.find("<section id=\"exp-catch\">").unwrap()..];
+    let words = format!("[{:.3}, {:.3}] over seeds", catch.lo, catch.hi);
+    assert!(section[..section.find("</p>\n<figure").unwrap()].contains(&words));
 }
 
 #[test]
