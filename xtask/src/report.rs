@@ -5,18 +5,20 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use bsuite_analysis::AgentResults;
+use bsuite_analysis::seeds::SeededAgent;
 use bsuite_logging::results::FILE_PREFIX;
 use bsuite_report::report::is_within;
 use clap::Args;
 
-use crate::results_dirs::{load_agent, parse_results};
+use crate::results_dirs::{load_seeded, parse_results};
 
 /// Options of `cargo xtask report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// A results directory (bsuite CSVs of one agent), optionally named: DIR or NAME=DIR.
-    /// Repeat for several agents side by side; the name defaults to the directory's name.
+    /// A results directory (bsuite CSVs of one agent), optionally named: DIR or NAME=DIR;
+    /// or a directory of `seed-<s>/` results directories, one agent over seeds (drawn as
+    /// its mean over seeds with intervals). Repeat for several agents side by side; the
+    /// name defaults to the directory's name.
     /// Default: every agent directory under `results/` (where `bench-all` writes).
     #[arg(long = "results", value_name = "DIR[=NAME]")]
     pub results: Vec<std::ffi::OsString>,
@@ -51,7 +53,8 @@ pub struct ReportCheckArgs {
     pub dir: PathBuf,
 }
 
-/// The agent directories under `root` that hold bsuite CSVs, sorted by name: what
+/// The agent directories under `root` that hold bsuite CSVs or `seed-<s>/` directories,
+/// sorted by name: what
 /// `cargo xtask report` reads when no `--results` is given.
 fn default_results(root: &Path) -> Result<Vec<std::ffi::OsString>> {
     let entries = std::fs::read_dir(root).with_context(|| {
@@ -67,7 +70,12 @@ fn default_results(root: &Path) -> Result<Vec<std::ffi::OsString>> {
         let has_csv = path.is_dir()
             && std::fs::read_dir(&path)?
                 .any(|f| f.is_ok_and(|f| f.file_name().to_string_lossy().starts_with(FILE_PREFIX)));
-        if has_csv {
+        // A multi-seed run (`bench-all --seeds`) is one agent too.
+        let has_seeds = path.is_dir()
+            && !bsuite_analysis::seeds::seed_dirs(&path)
+                .unwrap_or_default()
+                .is_empty();
+        if has_csv || has_seeds {
             dirs.push(path.into_os_string());
         }
     }
@@ -142,13 +150,13 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         let dir = crate::baselines::unpack(name)?;
         add_results(&mut dirs, &mut names, &args.out, dir, shown)?;
     }
-    let agents: Vec<AgentResults> = dirs
+    let agents: Vec<SeededAgent> = dirs
         .iter()
         .zip(&names)
-        .map(|(dir, name)| load_agent(name, dir, args.lenient))
+        .map(|(dir, name)| load_seeded(name, dir, args.lenient))
         .collect::<Result<_>>()?;
-    for agent in &agents {
-        for skipped in &agent.skipped {
+    for seed in agents.iter().flat_map(|a| &a.seeds) {
+        for skipped in &seed.results.skipped {
             bsuite_baselines::errln!("warning: {skipped}");
         }
     }
@@ -158,7 +166,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         overwrite: args.overwrite,
         ..bsuite_report::Options::default()
     };
-    let written = bsuite_report::write(&agents, &args.out, &options)?;
+    let written = bsuite_report::write_seeded(&agents, &args.out, &options)?;
     for (agent, lines) in &written.incomplete {
         for line in lines {
             bsuite_baselines::errln!("warning: {agent}: {line}");
@@ -230,6 +238,8 @@ mod tests {
             ("dqn", "bsuite_id_-_catch-0.csv"),
             ("a2c", "bsuite_id_-_bandit-0.csv"),
             ("notes", "x.txt"),
+            // A run over seeds (`bench-all --seeds`) is one agent.
+            ("seeded/seed-42", "bsuite_id_-_catch-0.csv"),
         ] {
             std::fs::create_dir_all(root.join(agent)).unwrap();
             std::fs::write(root.join(agent).join(file), "").unwrap();
@@ -244,7 +254,7 @@ mod tests {
                     .into_owned()
             })
             .collect();
-        assert_eq!(names, ["a2c", "dqn"]);
+        assert_eq!(names, ["a2c", "dqn", "seeded"]);
         std::fs::remove_dir_all(&root).unwrap();
     }
 

@@ -89,16 +89,20 @@ pub fn load_seeded_agents(dirs: &[impl AsRef<OsStr>], lenient: bool) -> Result<V
         if agents.iter().any(|a| a.name == name) {
             bail!("two results directories are both named '{name}'; name them with NAME=DIR");
         }
-        agents.push(
-            SeededAgent::load(&name, &dir, lenient).map_err(|err| match err {
-                bsuite_analysis::seeds::SeedsError::Read(
-                    ReadError::Malformed { .. } | ReadError::FileName { .. },
-                ) => anyhow!("{err}\n(pass --lenient to skip malformed result files)"),
-                other => other.into(),
-            })?,
-        );
+        agents.push(load_seeded(&name, &dir, lenient)?);
     }
     Ok(agents)
+}
+
+/// Reads one agent's directory: a results directory (one seed) or a directory of
+/// `seed-<s>/` results directories; strictly, or skipping malformed files.
+pub fn load_seeded(name: &str, dir: &Path, lenient: bool) -> Result<SeededAgent> {
+    SeededAgent::load(name, dir, lenient).map_err(|err| match err {
+        bsuite_analysis::seeds::SeedsError::Read(
+            ReadError::Malformed { .. } | ReadError::FileName { .. },
+        ) => anyhow!("{err}\n(pass --lenient to skip malformed result files)"),
+        other => other.into(),
+    })
 }
 
 /// Reads one agent's results directory: strictly, or skipping malformed files. A

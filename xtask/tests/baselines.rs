@@ -222,7 +222,24 @@ fn a_baseline_of_several_seeds_packs_every_seed_deterministically() {
     let score = xtask(&["score", unpacked.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&score.stdout);
     assert!(text.contains("2 seeds (42, 43)"), "{text}");
-    for dir in out.iter().chain([&seeds, &unpacked]) {
+    // The report reads it as one agent over seeds too (as `--baselines` unpacks it).
+    let report = scratch("baselines-seeds-report");
+    let made = xtask(&[
+        "report",
+        "--results",
+        &format!("random={}", unpacked.display()),
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(html.contains("random</b>"), "no agent in the report");
+    assert!(
+        html.contains(": 2 seeds (42, 43)"),
+        "no seed count in the report"
+    );
+    assert!(report.join("images/performance_profile.pdf").is_file());
+    for dir in out.iter().chain([&seeds, &unpacked, &report]) {
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

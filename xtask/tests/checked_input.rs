@@ -1,5 +1,5 @@
 //! Deterministic outputs and checked input, from the user's side: two identical reports
-//! are byte-identical (PDFs included); `--num-episodes 0` and unknown devices are refused
+//! are byte-identical (PDFs included, an agent over seeds and its bootstraps included); `--num-episodes 0` and unknown devices are refused
 //! for every agent, naming the flag.
 
 mod common;
@@ -38,12 +38,31 @@ fn identical_reports_are_identical_bytes() {
         results.to_str().unwrap(),
     ]);
     assert!(ran.status.success());
+    // An agent over seeds beside it: its intervals are bootstraps, drawn with a fixed seed.
+    let seeded = root.join("seeded");
+    let ran = xtask(&[
+        "bench-all",
+        "random",
+        "--no-score",
+        "--ids",
+        "catch/0",
+        "deep_sea/0",
+        "--num-episodes",
+        "100",
+        "--seeds",
+        "3",
+        "--results",
+        seeded.to_str().unwrap(),
+    ]);
+    assert!(ran.status.success(), "{}", common::stderr(&ran));
     let report = |out: &str| {
         let out = root.join(out);
         let made = xtask(&[
             "report",
             "--results",
             results.to_str().unwrap(),
+            "--results",
+            seeded.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
         ]);
@@ -60,6 +79,9 @@ fn identical_reports_are_identical_bytes() {
     };
     let (first, second) = (report("a"), report("b"));
     assert!(first.iter().any(|(name, _)| name.ends_with(".pdf")));
+    assert!(first
+        .iter()
+        .any(|(name, _)| name.ends_with("performance_profile.pdf")));
     assert_eq!(first.len(), second.len());
     for ((name, a), (_, b)) in first.iter().zip(&second) {
         assert!(a == b, "{name} differs between two identical reports");

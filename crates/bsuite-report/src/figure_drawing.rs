@@ -66,51 +66,48 @@ fn layers(series: &plot::Series, categorical_x: bool) -> Vec<Layer> {
             width,
             alpha,
             dashed,
-        } => vec![Layer::Line {
-            points: xy,
-            stroke: Stroke {
-                colour,
-                width: line_width(width),
-                opacity: alpha,
-                dashed,
-            },
-        }],
+        } => {
+            // Only a series merged over seeds has bands on a line: the seeds' spread.
+            let mut out = ribbon(series, colour, SEED_BAND_OPACITY * alpha);
+            out.push(Layer::Line {
+                points: xy,
+                stroke: Stroke {
+                    colour,
+                    width: line_width(width),
+                    opacity: alpha,
+                    dashed,
+                },
+            });
+            out
+        }
         Mark::Smooth {
             width,
             ribbon_alpha,
         } => {
-            let band: Vec<(f64, f64, f64)> = series
-                .points
-                .iter()
-                .filter_map(|p| p.band.map(|(lo, hi)| (p.x, lo, hi)))
-                .collect();
-            let mut out = Vec::new();
-            if !band.is_empty() {
-                out.push(Layer::Ribbon {
-                    points: band,
-                    fill: colour,
-                    opacity: ribbon_alpha,
-                });
-            }
+            let mut out = ribbon(series, colour, ribbon_alpha);
             out.push(Layer::Line {
                 points: xy,
                 stroke: Stroke::solid(colour, line_width(width)),
             });
             out
         }
-        Mark::Points { size, alpha, shape } => vec![Layer::Points {
-            points: xy,
-            colour,
-            radius: point_radius(size),
-            opacity: alpha,
-            marker: match shape {
-                Shape::Circle => Marker::Disc,
-                Shape::Cross => Marker::Cross,
-            },
-        }],
+        Mark::Points { size, alpha, shape } => {
+            let mut out = whiskers(series, colour, alpha, 0.0);
+            out.push(Layer::Points {
+                points: xy,
+                colour,
+                radius: point_radius(size),
+                opacity: alpha,
+                marker: match shape {
+                    Shape::Circle => Marker::Disc,
+                    Shape::Cross => Marker::Cross,
+                },
+            });
+            out
+        }
         Mark::Bars { alpha } => {
             let width = bar_width(series, categorical_x);
-            vec![Layer::Bars(
+            let mut out = vec![Layer::Bars(
                 series
                     .points
                     .iter()
@@ -122,9 +119,70 @@ fn layers(series: &plot::Series, categorical_x: bool) -> Vec<Layer> {
                         opacity: alpha,
                     })
                     .collect(),
-            )]
+            )];
+            out.extend(whiskers(series, crate::style::BLACK, 1.0, width * 0.3));
+            out
         }
     }
+}
+
+/// Opacity of the band of a line merged over seeds, times the line's.
+const SEED_BAND_OPACITY: f64 = 0.25;
+
+/// The ribbon of the points' bands, if they have any.
+fn ribbon(series: &plot::Series, colour: Colour, opacity: f64) -> Vec<Layer> {
+    let band: Vec<(f64, f64, f64)> = series
+        .points
+        .iter()
+        .filter_map(|p| p.band.map(|(lo, hi)| (p.x, lo, hi)))
+        .collect();
+    if band.is_empty() {
+        return Vec::new();
+    }
+    vec![Layer::Ribbon {
+        points: band,
+        fill: colour,
+        opacity,
+    }]
+}
+
+/// A vertical whisker through each point's band (points merged over seeds), capped
+/// `cap` x units either side when `cap` is positive.
+pub(crate) fn whisker_layers(
+    bands: impl IntoIterator<Item = (f64, f64, f64)>,
+    colour: Colour,
+    opacity: f64,
+    cap: f64,
+) -> Vec<Layer> {
+    let stroke = Stroke::solid(colour, 1.5).opacity(opacity);
+    let mut out = Vec::new();
+    for (x, lo, hi) in bands {
+        out.push(Layer::Line {
+            points: vec![(x, lo), (x, hi)],
+            stroke,
+        });
+        if cap > 0.0 {
+            for y in [lo, hi] {
+                out.push(Layer::Line {
+                    points: vec![(x - cap, y), (x + cap, y)],
+                    stroke,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn whiskers(series: &plot::Series, colour: Colour, opacity: f64, cap: f64) -> Vec<Layer> {
+    whisker_layers(
+        series
+            .points
+            .iter()
+            .filter_map(|p| p.band.map(|(lo, hi)| (p.x, lo, hi))),
+        colour,
+        opacity,
+        cap,
+    )
 }
 
 fn key(mark: Mark, colour: Colour) -> Key {

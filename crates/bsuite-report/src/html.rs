@@ -7,7 +7,11 @@ use bsuite_analysis::experiments::in_plot_order;
 use bsuite_analysis::plot::RADAR_TAGS;
 use bsuite_analysis::{Score, Summary};
 
-use crate::model::{FigureFile, Model};
+use bsuite_analysis::seeds::PairComparison;
+use bsuite_analysis::stats::Estimate;
+
+use crate::model::{FigureFile, Model, SeedsModel};
+use crate::seeds::AgentIntervals;
 
 /// File name of the page.
 pub const INDEX: &str = "index.html";
@@ -134,6 +138,23 @@ fn score_cell(score: Option<Score>, finished: bool) -> String {
     }
 }
 
+/// Agent `k`'s intervals over seeds, where it has two or more seeds.
+fn intervals<'m>(model: &'m Model, k: usize) -> Option<&'m AgentIntervals> {
+    model.seeds.as_ref()?.stats.intervals.get(k)?.as_ref()
+}
+
+/// A score cell with its interval over seeds after the score, where there is one.
+fn with_interval(cell: String, interval: Option<Estimate>) -> String {
+    match interval {
+        Some(e) if !e.value.is_nan() => cell.replacen(
+            "</td>",
+            &format!(" <small>[{:.3}, {:.3}]</small></td>", e.lo, e.hi),
+            1,
+        ),
+        _ => cell,
+    }
+}
+
 fn figure_html(figure: &FigureFile) -> String {
     let mut s = String::from("<figure>");
     s.push_str(&figure.inline_svg);
@@ -162,10 +183,12 @@ fn tags_table(model: &Model) -> String {
         "<table class=\"sortable\"><thead><tr><th>key issue</th>{}</tr></thead><tbody>\n",
         agent_headers(model.summaries)
     );
-    for tag in RADAR_TAGS {
+    for (t, tag) in RADAR_TAGS.into_iter().enumerate() {
         let _ = write!(s, "<tr><td>{}</td>", escape(tag.as_str()));
-        for summary in model.summaries {
-            s.push_str(&score_cell(summary.tag(tag).map(|t| t.score), true));
+        for (k, summary) in model.summaries.iter().enumerate() {
+            let cell = score_cell(summary.tag(tag).map(|t| t.score), true);
+            let interval = intervals(model, k).map(|i| i.tags[t]);
+            s.push_str(&with_interval(cell, interval));
         }
         s.push_str("</tr>\n");
     }
@@ -199,16 +222,85 @@ fn experiments_table(model: &Model) -> String {
             escape(kind.as_str()),
             escape(&tags.join(", "))
         );
-        for summary in model.summaries {
+        for (k, summary) in model.summaries.iter().enumerate() {
             let entry = summary.experiment(name);
-            s.push_str(&score_cell(
+            let cell = score_cell(
                 entry.map(|e| e.score),
                 entry.is_some_and(|e| e.progress.finished()),
-            ));
+            );
+            let interval = intervals(model, k)
+                .and_then(|i| i.experiments.iter().find(|(e, _)| *e == name))
+                .map(|(_, e)| *e);
+            s.push_str(&with_interval(cell, interval));
         }
         s.push_str("</tr>\n");
     }
     s.push_str("</tbody></table>\n");
+    s
+}
+
+/// The tables of P(A > B) and of the difference of means for every pair of agents.
+fn pairs_html(model: &Model, seeds: &SeedsModel) -> String {
+    let stats = &seeds.stats;
+    let mut s = format!(
+        "<h2 id=\"pairs\">Agents compared over seeds</h2>\n<p>{}</p>\n",
+        escape(&crate::seeds::pairs_caption(stats))
+    );
+    let headers: String = RADAR_TAGS
+        .iter()
+        .map(|t| format!("<th>{}</th>", escape(t.as_str())))
+        .collect();
+    for (title, class, pick) in [
+        (
+            "P(A &gt; B)",
+            "pairs-p",
+            (|c: &PairComparison| c.improvement) as fn(&PairComparison) -> Estimate,
+        ),
+        ("Mean score of A minus B", "pairs-diff", |c| c.difference),
+    ] {
+        let _ = write!(
+            s,
+            "<h3>{title}</h3>\n<table class=\"{class}\"><thead><tr><th>A</th><th>B</th>{headers}</tr></thead><tbody>\n"
+        );
+        for row in &stats.pairs {
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td>{}</td>",
+                escape(&row.a),
+                escape(&row.b)
+            );
+            match &row.tags {
+                Some(tags) => {
+                    for comparison in tags {
+                        let e = pick(comparison);
+                        let _ = write!(
+                            s,
+                            "<td class=\"num\">{}</td>",
+                            escape(&crate::seeds::estimate_text(&e))
+                        );
+                    }
+                }
+                None => {
+                    let count = |name: &str| {
+                        (model.summaries.iter())
+                            .position(|x| x.agent == name)
+                            .map_or(0, |k| stats.counts[k])
+                    };
+                    let _ = write!(
+                        s,
+                        "<td colspan=\"{}\">{}</td>",
+                        RADAR_TAGS.len(),
+                        escape(&crate::seeds::needs_seeds_text(
+                            row,
+                            (count(&row.a), count(&row.b))
+                        ))
+                    );
+                }
+            }
+            s.push_str("</tr>\n");
+        }
+        s.push_str("</tbody></table>\n");
+    }
     s
 }
 
@@ -246,6 +338,14 @@ pub(crate) fn page(model: &Model) -> String {
                 None => format!("<b>{}</b>{definition}{by}", escape(&summary.agent)),
             }
         })
+        .zip(0..)
+        .map(|(text, k)| match &model.seeds {
+            Some(seeds) => format!(
+                "{text}: {}",
+                escape(&crate::seeds::seeds_text(&seeds.seed_lists[k]))
+            ),
+            None => text,
+        })
         .collect();
     s.push_str(&agents.join(", "));
     s.push_str(".</p>\n");
@@ -277,6 +377,9 @@ pub(crate) fn page(model: &Model) -> String {
         let name = section.experiment.name;
         let _ = write!(s, "<li><a href=\"#exp-{name}\">{name}</a></li>");
     }
+    if model.seeds.is_some() {
+        s.push_str("<li><a href=\"#pairs\">Agents compared over seeds</a></li>");
+    }
     s.push_str("</ul></nav>\n");
 
     s.push_str("<h2 id=\"summary\">Summary</h2>\n<div class=\"pair\">\n");
@@ -286,8 +389,19 @@ pub(crate) fn page(model: &Model) -> String {
     if let Some(compare) = &model.compare {
         s.push_str(&figure_html(compare));
     }
+    if let Some(seeds) = &model.seeds {
+        s.push_str(&figure_html(&seeds.profile));
+        s.push_str(&pairs_html(model, seeds));
+    }
 
     s.push_str("<h2 id=\"tags\">Scores by key issue</h2>\n<p>The mean score of the experiments carrying each tag. Click a column to sort.</p>\n");
+    if let Some(seeds) = &model.seeds {
+        let _ = writeln!(
+            s,
+            "<p>Agents with several seeds: the mean over seeds, with its {:.0}% stratified bootstrap interval in brackets (here and by experiment).</p>",
+            100.0 * seeds.stats.bootstrap.confidence
+        );
+    }
     s.push_str(&tags_table(model));
     s.push_str("<h2 id=\"scores\">Scores by experiment</h2>\n<p>In the order of the bar plot; click a column to sort. * marks an experiment whose runs have not all reached its episode count; &ndash; marks an experiment without results; n/a a score the data does not define yet.</p>\n");
     s.push_str(&experiments_table(model));
@@ -306,8 +420,15 @@ pub(crate) fn page(model: &Model) -> String {
         let scores: Vec<String> = model
             .summaries
             .iter()
-            .filter_map(|summary| {
+            .enumerate()
+            .filter_map(|(k, summary)| {
                 let e = summary.experiment(experiment.name)?;
+                let over_seeds = intervals(model, k)
+                    .and_then(|i| i.experiments.iter().find(|(n, _)| *n == experiment.name))
+                    .filter(|(_, e)| !e.value.is_nan())
+                    .map_or(String::new(), |(_, e)| {
+                        format!(" [{:.3}, {:.3}] over seeds", e.lo, e.hi)
+                    });
                 let state = if e.progress.finished() {
                     String::new()
                 } else {
@@ -317,9 +438,10 @@ pub(crate) fn page(model: &Model) -> String {
                     )
                 };
                 Some(format!(
-                    "<b>{}</b> {}{}",
+                    "<b>{}</b> {}{}{}",
                     escape(&summary.agent),
                     escape(&e.score.to_string()),
+                    escape(&over_seeds),
                     escape(&state)
                 ))
             })

@@ -12,7 +12,10 @@ use std::fmt::Write as _;
 use bsuite_analysis::experiments::in_plot_order;
 use bsuite_analysis::Score;
 
-use crate::model::{FigureFile, Model};
+use bsuite_analysis::seeds::PairComparison;
+use bsuite_analysis::stats::Estimate;
+
+use crate::model::{FigureFile, Model, SeedsModel};
 use bsuite_analysis::plot::RADAR_TAGS;
 
 /// File name of the preamble.
@@ -155,20 +158,28 @@ A short summary of each agent follows.
 ",
         );
     }
-    for summary in model.summaries {
+    for (k, summary) in model.summaries.iter().enumerate() {
         let name = escape(&summary.agent);
+        // Over seeds, the count goes beside the name: every number of the report rests on it.
+        let count = match &model.seeds {
+            Some(seeds) => format!(
+                " ({})",
+                escape(&crate::seeds::seeds_text(&seeds.seed_lists[k]))
+            ),
+            None => String::new(),
+        };
         if let Some(text) = model.definitions.get(&summary.agent) {
-            let _ = writeln!(s, r"  \item \textbf{{{name}}}: {}", escape(text));
+            let _ = writeln!(s, r"  \item \textbf{{{name}}}{count}: {}", escape(text));
             continue;
         }
         match known_agent(&summary.agent) {
             Some(text) => {
-                let _ = writeln!(s, r"  \item \textbf{{{name}}}: {text}");
+                let _ = writeln!(s, r"  \item \textbf{{{name}}}{count}: {text}");
             }
             None => {
                 let _ = writeln!(
                     s,
-                    r"  \item \textbf{{{name}}}: describe this agent here (algorithm, network, key settings)."
+                    r"  \item \textbf{{{name}}}{count}: describe this agent here (algorithm, network, key settings)."
                 );
             }
         }
@@ -291,19 +302,39 @@ the standard analysis plots of each experiment.
     let _ = write!(
         s,
         r"\begin{{center}}\small
-\captionsetup{{hypcap=false}}\captionof{{table}}{{Mean score per key issue (experiments with a score only).}}
+\captionsetup{{hypcap=false}}\captionof{{table}}{{Mean score per key issue (experiments with a score only).{}}}
 \label{{tab:bsuite-tags}}
 \begin{{tabular}}{{l{columns}}}
 \hline
 key issue & {} \\
 \hline
 ",
+        match &model.seeds {
+            Some(seeds) => format!(
+                " Agents with several seeds: the mean over seeds, with its {:.0}\\% stratified \
+                 bootstrap interval in brackets.",
+                100.0 * seeds.stats.bootstrap.confidence
+            ),
+            None => String::new(),
+        },
         header.join(" & ")
     );
-    for tag in RADAR_TAGS {
+    for (t, tag) in RADAR_TAGS.into_iter().enumerate() {
         let cells: Vec<String> = agents
             .iter()
-            .map(|a| score_cell(a.tag(tag).map(|t| t.score), true))
+            .enumerate()
+            .map(|(k, a)| {
+                let cell = score_cell(a.tag(tag).map(|t| t.score), true);
+                let interval = (model.seeds.as_ref())
+                    .and_then(|seeds| seeds.stats.intervals[k].as_ref())
+                    .map(|i| i.tags[t]);
+                match interval {
+                    Some(e) if !e.value.is_nan() => {
+                        format!(r"{cell} {{\scriptsize [{:.2}, {:.2}]}}", e.lo, e.hi)
+                    }
+                    _ => cell,
+                }
+            })
             .collect();
         let _ = writeln!(s, r"{} & {} \\", escape(tag.as_str()), cells.join(" & "));
     }
@@ -371,6 +402,10 @@ experiment & type & {} \\
 ",
             includegraphics(compare, r"\linewidth", "0.62")
         );
+    }
+
+    if let Some(seeds) = &model.seeds {
+        s.push_str(&seeds_details(model, seeds));
     }
 
     for section in &model.experiments {
@@ -451,6 +486,80 @@ experiment & type & {} \\
         );
     }
     s.push_str("\n\\label{app:bsuite-end}\n");
+    s
+}
+
+/// The performance profile and, for every pair of agents, the tables of P(A > B) and of
+/// the difference of means per key issue.
+fn seeds_details(model: &Model, seeds: &SeedsModel) -> String {
+    let stats = &seeds.stats;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r"
+\begin{{center}}
+{}
+\captionsetup{{hypcap=false}}\captionof{{figure}}{{{}}}
+\label{{fig:bsuite-profile}}
+\end{{center}}
+",
+        includegraphics(&seeds.profile, r"0.7\linewidth", "0.4"),
+        escape(&seeds.profile.title)
+    );
+    let columns = "c".repeat(RADAR_TAGS.len());
+    let tags: Vec<String> = RADAR_TAGS.iter().map(|t| escape(t.as_str())).collect();
+    for (what, label, pick) in [
+        (
+            "P(A $>$ B)",
+            "tab:bsuite-improvement",
+            (|c: &PairComparison| c.improvement) as fn(&PairComparison) -> Estimate,
+        ),
+        ("Mean score of A minus B", "tab:bsuite-difference", |c| {
+            c.difference
+        }),
+    ] {
+        let _ = write!(
+            s,
+            r"
+\begin{{center}}\small
+\captionsetup{{hypcap=false}}\captionof{{table}}{{{what} per key issue. {}}}
+\label{{{label}}}
+\resizebox{{\linewidth}}{{!}}{{%
+\begin{{tabular}}{{ll{columns}}}
+\hline
+A & B & {} \\
+\hline
+",
+            escape(&crate::seeds::pairs_caption(stats)),
+            tags.join(" & ")
+        );
+        for row in &stats.pairs {
+            let cells = match &row.tags {
+                Some(comparisons) => comparisons
+                    .iter()
+                    .map(|c| escape(&crate::seeds::estimate_text(&pick(c))))
+                    .collect::<Vec<_>>()
+                    .join(" & "),
+                None => {
+                    let count = |name: &str| {
+                        (model.summaries.iter())
+                            .position(|x| x.agent == name)
+                            .map_or(0, |k| stats.counts[k])
+                    };
+                    format!(
+                        r"\multicolumn{{{}}}{{l}}{{{}}}",
+                        RADAR_TAGS.len(),
+                        escape(&crate::seeds::needs_seeds_text(
+                            row,
+                            (count(&row.a), count(&row.b))
+                        ))
+                    )
+                }
+            };
+            let _ = writeln!(s, r"{} & {} & {cells} \\", escape(&row.a), escape(&row.b));
+        }
+        s.push_str("\\hline\n\\end{tabular}}\n\\end{center}\n");
+    }
     s
 }
 

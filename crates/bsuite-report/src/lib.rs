@@ -3,7 +3,10 @@
 //! [`report::write`] is the whole job: it scores the agents with `bsuite-analysis`, draws the
 //! summary figures (radar and bar plots) and every experiment's standard plots, writes each
 //! as SVG and vector PDF, and writes the conference appendix ([`latex`]) and a self-contained
-//! `index.html` ([`html`]).
+//! `index.html` ([`html`]). [`report::write_seeded`] does the same for agents run over
+//! several seeds: means over seeds with bootstrap intervals (bands on the radar, whiskers on
+//! the bars, bands on the standard plots), a performance profile and P(A > B) for every pair
+//! of agents; a report whose agents all have one seed is what [`report::write`] writes.
 //!
 //! Drawing is layered: [`drawing`] describes a faceted plot as plain data, [`render`] draws
 //! it with plotters' SVG backend, [`convert`] turns SVG into PDF with the bundled font
@@ -32,11 +35,12 @@ mod model;
 pub mod overview;
 pub mod render;
 pub mod report;
+mod seeds;
 pub mod style;
 
 use std::path::PathBuf;
 
-pub use report::{write, Options, Written};
+pub use report::{write, write_seeded, Options, Written};
 
 /// Everything that can go wrong while producing a report.
 #[derive(Debug, thiserror::Error)]

@@ -128,4 +128,17 @@ pub(crate) struct Model<'a> {
     pub compare: Option<FigureFile>,
     /// Experiments with data for at least one agent, in the bar plot's order.
     pub experiments: Vec<ExperimentSection>,
+    /// What the report shows over seeds; `None` when every agent has one seed.
+    pub seeds: Option<SeedsModel>,
+}
+
+/// What a report shows over seeds (some agent has two or more).
+#[derive(Debug, Clone)]
+pub(crate) struct SeedsModel {
+    /// The intervals, pair comparisons and profiles.
+    pub stats: crate::seeds::SeedStats,
+    /// Per agent, its seeds (`None` for a directory without a manifest).
+    pub seed_lists: Vec<Vec<Option<u32>>>,
+    /// The performance profile.
+    pub profile: FigureFile,
 }

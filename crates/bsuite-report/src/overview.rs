@@ -16,10 +16,23 @@ use crate::Error;
 const RADAR_LABEL_SIZE: f64 = 21.0;
 const RADAR_TICK_SIZE: f64 = 15.0;
 const RADAR_RADIUS: f64 = 230.0;
+/// Fill opacity of an agent's band on the radar.
+const RADAR_BAND_OPACITY: f64 = 0.3;
 
 /// Draws the radar plot: one closed polygon per agent over the seven tags, at the radii the
 /// analysis computed (missing tags at the centre, every radius at least 0.05).
 pub fn radar_svg(chart: &RadarChart) -> Result<String, Error> {
+    radar_svg_with_bands(chart, &[])
+}
+
+/// [`radar_svg`] with a band around the polygon of each agent that has one: `bands[k]`,
+/// where present, gives agent `k`'s interval (low, high) per tag, in the chart's order (an
+/// agent run over several seeds: its tag scores' bootstrap intervals). Agents without a
+/// band are drawn as [`radar_svg`] draws them.
+pub fn radar_svg_with_bands(
+    chart: &RadarChart,
+    bands: &[Option<Vec<(f64, f64)>>],
+) -> Result<String, Error> {
     let radius = RADAR_RADIUS;
     let pad = 14.0;
     let direction = |k: usize| {
@@ -77,8 +90,28 @@ pub fn radar_svg(chart: &RadarChart) -> Result<String, Error> {
         for (r, opacity) in [(1.0, 0.01), (0.75, 0.03), (0.5, 0.05), (0.25, 0.05)] {
             canvas.disc((cx, cy), r * radius, BLACK, opacity, everywhere)?;
         }
-        for agent in &chart.agents {
+        for (k, agent) in chart.agents.iter().enumerate() {
             let colour = Colour::parse(agent.colour);
+            if let Some(Some(band)) = bands.get(k) {
+                // A ring: the high polygon one way round, the low one the other, so that
+                // the nonzero fill rule leaves the inside of the low polygon empty.
+                let at = |i: usize, r: f64| point(i, r.clamp(0.0, 1.0));
+                let mut ring: Vec<(f64, f64)> =
+                    band.iter().enumerate().map(|(i, b)| at(i, b.1)).collect();
+                if let Some(&(lo, _)) = band.first() {
+                    ring.push(ring[0]);
+                    ring.push(at(0, lo));
+                    ring.extend(
+                        band.iter()
+                            .enumerate()
+                            .skip(1)
+                            .rev()
+                            .map(|(i, b)| at(i, b.0)),
+                    );
+                    ring.push(at(0, lo));
+                    canvas.polygon(&ring, colour, RADAR_BAND_OPACITY, everywhere)?;
+                }
+            }
             let mut polygon: Vec<(f64, f64)> = agent
                 .radii
                 .iter()
@@ -227,6 +260,98 @@ pub fn bar_drawing(chart: &BarChart) -> Drawing {
     }
 }
 
+/// A bar plot of [`bar_drawing`] or [`compare_drawing`] with whiskers: `intervals[k]`,
+/// where present, gives agent `k`'s interval (experiment, low, high) per experiment (an
+/// agent run over several seeds). `per_agent` says which of the two the drawing is: one
+/// facet per agent ([`bar_drawing`]) or one per experiment ([`compare_drawing`]).
+pub fn add_whiskers(
+    drawing: &mut Drawing,
+    intervals: &[Option<Vec<ExperimentInterval>>],
+    per_agent: bool,
+) {
+    for (k, agent) in intervals.iter().enumerate() {
+        let Some(agent) = agent else { continue };
+        for &(experiment, lo, hi) in agent {
+            let Some(position) = in_plot_order().position(|e| e.name == experiment) else {
+                continue;
+            };
+            let (facet, x) = if per_agent {
+                (k, position as f64)
+            } else {
+                (position, k as f64)
+            };
+            if let Some(facet) = drawing.facets.get_mut(facet) {
+                facet.layers.extend(crate::figure_drawing::whisker_layers(
+                    [(x, lo, hi)],
+                    BLACK,
+                    1.0,
+                    0.2,
+                ));
+            }
+        }
+    }
+}
+
+/// An experiment's score interval: (experiment, low, high).
+pub type ExperimentInterval = (&'static str, f64, f64);
+
+/// One agent's line of a performance profile.
+#[derive(Debug, Clone)]
+pub struct ProfileLine {
+    /// The agent's name, in the legend.
+    pub agent: String,
+    /// Its colour (`#rrggbb`).
+    pub colour: &'static str,
+    /// `(threshold, fraction, low, high)`, thresholds increasing.
+    pub points: Vec<(f64, f64, f64, f64)>,
+}
+
+/// The performance profile in rliable's form: for each score threshold τ in [0, 1], the
+/// fraction of an agent's runs (seed and experiment) scoring above τ, one line per agent
+/// with its bootstrap interval as a band.
+pub fn profile_drawing(profiles: &[ProfileLine]) -> Drawing {
+    let mut layers = Vec::new();
+    let mut entries = Vec::new();
+    for ProfileLine {
+        agent: name,
+        colour,
+        points,
+    } in profiles
+    {
+        let colour = Colour::parse(colour);
+        layers.push(Layer::Ribbon {
+            points: points.iter().map(|&(x, _, lo, hi)| (x, lo, hi)).collect(),
+            fill: colour,
+            opacity: 0.25,
+        });
+        layers.push(Layer::Line {
+            points: points.iter().map(|&(x, y, _, _)| (x, y)).collect(),
+            stroke: Stroke::solid(colour, 3.0),
+        });
+        entries.push((name.clone(), Key::Line(Stroke::solid(colour, 3.0))));
+    }
+    let breaks = [0.0, 0.25, 0.5, 0.75, 1.0];
+    Drawing {
+        title: None,
+        size: (820, 560),
+        x: DrawingAxis::new("score threshold")
+            .limits(0.0, 1.0)
+            .breaks(&breaks),
+        y: DrawingAxis::new("fraction of runs with score > threshold")
+            .limits(0.0, 1.0)
+            .breaks(&breaks),
+        facets: vec![Facet {
+            title: None,
+            layers,
+        }],
+        columns: 1,
+        legends: vec![Legend {
+            title: "agent".into(),
+            entries,
+        }],
+    }
+}
+
 /// The comparison bar plot: one facet per experiment, one bar per agent.
 pub fn compare_drawing(chart: &BarChart) -> Drawing {
     let facets: Vec<Facet> = in_plot_order()
@@ -284,5 +409,65 @@ pub fn compare_drawing(chart: &BarChart) -> Drawing {
         facets,
         columns,
         legends,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bsuite_analysis::{figures, AgentResults};
+
+    fn bars() -> BarChart {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/random_results");
+        let agent = AgentResults::load("random", &dir).unwrap();
+        let other = AgentResults::load("other", &dir).unwrap();
+        figures::bar_chart(&bsuite_analysis::compare(&[agent, other]))
+    }
+
+    fn lines(facet: &Facet) -> Vec<&Vec<(f64, f64)>> {
+        (facet.layers.iter())
+            .filter_map(|l| match l {
+                Layer::Line { points, .. } => Some(points),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn whiskers_go_on_the_bars_of_agents_with_intervals_only() {
+        let chart = bars();
+        let intervals = vec![None, Some(vec![("catch", 0.2, 0.4)])];
+        let mut per_agent = bar_drawing(&chart);
+        let before = per_agent.clone();
+        add_whiskers(&mut per_agent, &intervals, true);
+        assert_eq!(per_agent.facets[0], before.facets[0]);
+        let catch = in_plot_order().position(|e| e.name == "catch").unwrap() as f64;
+        // The whisker and its two caps, at catch's bar in the second agent's facet.
+        let added = lines(&per_agent.facets[1]);
+        assert_eq!(added.len(), 3);
+        assert_eq!(*added[0], vec![(catch, 0.2), (catch, 0.4)]);
+        assert_eq!(*added[1], vec![(catch - 0.2, 0.2), (catch + 0.2, 0.2)]);
+
+        let mut side_by_side = compare_drawing(&chart);
+        add_whiskers(&mut side_by_side, &intervals, false);
+        let facet = &side_by_side.facets[catch as usize];
+        assert_eq!(facet.title.as_deref(), Some("catch"));
+        assert_eq!(*lines(facet)[0], vec![(1.0, 0.2), (1.0, 0.4)]);
+    }
+
+    #[test]
+    fn the_profile_has_a_band_and_a_line_per_agent() {
+        let line = |agent: &str| ProfileLine {
+            agent: agent.into(),
+            colour: "#313695",
+            points: vec![(0.0, 1.0, 0.9, 1.0), (1.0, 0.0, 0.0, 0.1)],
+        };
+        let drawing = profile_drawing(&[line("a"), line("b")]);
+        let layers = &drawing.facets[0].layers;
+        assert_eq!(layers.len(), 4);
+        assert!(matches!(&layers[0], Layer::Ribbon { points, .. } if points[1] == (1.0, 0.0, 0.1)));
+        assert!(matches!(&layers[1], Layer::Line { points, .. } if points[0] == (0.0, 1.0)));
+        assert_eq!(drawing.legends[0].entries.len(), 2);
     }
 }

@@ -6,13 +6,19 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use bsuite_analysis::experiments::in_plot_order;
-use bsuite_analysis::{compare, figures, AgentResults, Summary};
+use bsuite_analysis::plot::Figure;
+use bsuite_analysis::seeds::{SeededAgent, SeededSummary};
+use bsuite_analysis::{figures, summarize, AgentResults, Summary};
 use rayon::prelude::*;
 
 use crate::convert::Converter;
-use crate::model::{Coverage, ExperimentSection, FigureFile, Model};
+use crate::model::{Coverage, ExperimentSection, FigureFile, Model, SeedsModel};
 use crate::render::render_svg;
+use crate::seeds::{self, SeedStats};
 use crate::{experiments, figure_drawing, html, latex, overview, Error};
+
+/// Stem of the performance profile, drawn when an agent has two or more seeds.
+const PROFILE_STEM: &str = "images/performance_profile";
 
 /// Lists the files the last report wrote, so the next one can remove those it no longer
 /// writes (and nothing else).
@@ -86,57 +92,246 @@ fn svg_size(svg: &str) -> (u32, u32) {
 /// report in the same directory that this one does not write again are removed, and nothing
 /// else in or outside `out_dir` is touched.
 pub fn write(agents: &[AgentResults], out_dir: &Path, options: &Options) -> Result<Written, Error> {
-    if agents.is_empty() {
+    let runs: Vec<AgentRuns> = agents
+        .iter()
+        .map(|a| AgentRuns {
+            name: &a.name,
+            seeds: vec![(None, a)],
+            source: a.source.clone(),
+            written_by: a
+                .manifest
+                .as_ref()
+                .map(|m| format!("{m}: {}", m.description)),
+        })
+        .collect();
+    write_runs(&runs, out_dir, options)
+}
+
+/// Writes a report on `agents`, each run over one or more seeds (a directory of
+/// `seed-<s>/` results directories, or a plain results directory), into `out_dir`, as
+/// [`write()`] does.
+///
+/// An agent with one seed is drawn as [`write()`] draws it. One with several is shown by its
+/// means over seeds: its radar polygon gets a band and its bars whiskers (the bootstrap
+/// intervals of `bsuite_analysis::seeds`), its standard plots the mean over seeds with a
+/// band from the lowest to the highest seed. When any agent has two or more seeds the
+/// report adds a performance profile and, for every pair of agents, the difference of mean
+/// scores and P(A > B) per key issue, each with its interval, and states every agent's seed
+/// count. Every bootstrap is drawn with `bsuite_analysis::stats::Bootstrap::default()`, so
+/// identical inputs give identical files.
+pub fn write_seeded(
+    agents: &[SeededAgent],
+    out_dir: &Path,
+    options: &Options,
+) -> Result<Written, Error> {
+    let runs: Vec<AgentRuns> = agents
+        .iter()
+        .map(|a| {
+            let first = a.seeds.first().map(|s| &s.results);
+            let several = a.seeds.len() > 1;
+            let source = first.and_then(|r| r.source.clone()).map(|dir| {
+                // A seed's directory sits in the agent's.
+                match (several, dir.parent()) {
+                    (true, Some(parent)) => parent.to_path_buf(),
+                    _ => dir,
+                }
+            });
+            let written_by = first.and_then(|r| r.manifest.as_ref()).map(|m| {
+                if several {
+                    format!("agent {}: {}", m.agent, m.description)
+                } else {
+                    format!("{m}: {}", m.description)
+                }
+            });
+            AgentRuns {
+                name: &a.name,
+                seeds: a.seeds.iter().map(|s| (s.seed, &s.results)).collect(),
+                source,
+                written_by,
+            }
+        })
+        .collect();
+    write_runs(&runs, out_dir, options)
+}
+
+/// One agent as a report reads it: every seed's results (one for a plain directory).
+struct AgentRuns<'a> {
+    name: &'a str,
+    seeds: Vec<(Option<u32>, &'a AgentResults)>,
+    source: Option<PathBuf>,
+    written_by: Option<String>,
+}
+
+/// `results` as an agent of its own, for the analysis' figures, which take a slice.
+fn copy_runs(results: &AgentResults) -> AgentResults {
+    AgentResults {
+        name: results.name.clone(),
+        runs: results.runs.clone(),
+        skipped: Vec::new(),
+        manifest: results.manifest.clone(),
+        source: results.source.clone(),
+    }
+}
+
+/// Every experiment's standard plots; over several seeds, each figure drawn from every
+/// seed `k` (an agent with fewer seeds gives its last) and merged by
+/// [`seeds::merge_figure`]; each with whether it was merged (its caption then says so).
+fn experiment_plots(agents: &[AgentRuns]) -> Vec<(Figure, bool)> {
+    let most = agents.iter().map(|a| a.seeds.len()).max().unwrap_or(1);
+    let versions: Vec<Vec<Figure>> = (0..most)
+        .into_par_iter()
+        .map(|k| {
+            let of_seed: Vec<AgentResults> = agents
+                .iter()
+                .map(|a| copy_runs(a.seeds[k.min(a.seeds.len() - 1)].1))
+                .collect();
+            figures::all_figures(&of_seed)
+        })
+        .collect();
+    let mut versions = versions.into_iter();
+    let base = versions.next().unwrap_or_default();
+    if most == 1 {
+        return base.into_iter().map(|f| (f, false)).collect();
+    }
+    let others: Vec<Vec<Figure>> = versions.collect();
+    base.into_iter()
+        .map(|figure| {
+            let mut all = vec![figure];
+            for other in &others {
+                if let Some(same) = other
+                    .iter()
+                    .find(|f| f.experiment == all[0].experiment && f.name == all[0].name)
+                {
+                    all.push(same.clone());
+                }
+            }
+            seeds::merge_figure(&all)
+        })
+        .collect()
+}
+
+fn write_runs(agents: &[AgentRuns], out_dir: &Path, options: &Options) -> Result<Written, Error> {
+    if agents.is_empty() || agents.iter().any(|a| a.seeds.is_empty()) {
         return Err(Error::NoAgents);
     }
     let mut names = BTreeSet::new();
     for agent in agents {
-        if !names.insert(agent.name.as_str()) {
-            return Err(Error::DuplicateAgent(agent.name.clone()));
+        if !names.insert(agent.name) {
+            return Err(Error::DuplicateAgent(agent.name.to_string()));
         }
     }
     // The directory first: a report that cannot be written fails before drawing.
     let mut out = Output::open(out_dir, options.overwrite)?;
-    let summaries: Vec<Summary> = compare(agents);
+    let seeded: Vec<SeededSummary> = agents
+        .par_iter()
+        .map(|a| SeededSummary {
+            agent: a.name.to_string(),
+            seeds: a.seeds.iter().map(|&(s, r)| (s, summarize(r))).collect(),
+        })
+        .collect();
+    let summaries: Vec<Summary> = seeded.iter().map(seeds::shown_summary).collect();
     let coverage: Vec<Coverage> = summaries.iter().map(Coverage::of).collect();
+    let seed_stats = SeedStats::of(&seeded);
+    let interval_words = seed_stats.as_ref().map(|s| {
+        format!(
+            "{:.0}% bootstrap intervals over seeds",
+            100.0 * s.bootstrap.confidence
+        )
+    });
 
     let radar = figures::radar_chart(&summaries);
     let bars = figures::bar_chart(&summaries);
     let mut drawn: Vec<Drawn> = Vec::new();
-    let radar_svg = overview::radar_svg(&radar)?;
+    let radar_bands: Vec<Option<Vec<(f64, f64)>>> = match &seed_stats {
+        Some(stats) => (stats.intervals.iter())
+            .map(|i| {
+                i.as_ref()
+                    .map(|i| i.tags.iter().map(|e| (e.lo, e.hi)).collect())
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let whiskers: Vec<Option<Vec<overview::ExperimentInterval>>> = match &seed_stats {
+        Some(stats) => (stats.intervals.iter())
+            .map(|i| {
+                i.as_ref().map(|i| {
+                    (i.experiments.iter())
+                        .map(|(name, e)| (*name, e.lo, e.hi))
+                        .collect()
+                })
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let with_words = |title: &str, what: &str| match &interval_words {
+        Some(words) => format!("{title} {what}: {words}."),
+        None => title.to_string(),
+    };
+    let radar_svg = overview::radar_svg_with_bands(&radar, &radar_bands)?;
     drawn.push(Drawn {
         stem: "images/radar_plot".into(),
-        title: "Mean score per key issue.".into(),
+        title: with_words("Mean score per key issue.", "Bands"),
         note: None,
         size: svg_size(&radar_svg),
         svg: radar_svg,
     });
-    let bar = overview::bar_drawing(&bars);
+    let mut bar = overview::bar_drawing(&bars);
+    overview::add_whiskers(&mut bar, &whiskers, true);
     drawn.push(Drawn {
         stem: "images/bar_plot".into(),
-        title: "Score of each experiment, coloured by type.".into(),
+        title: with_words("Score of each experiment, coloured by type.", "Whiskers"),
         note: None,
         size: bar.size,
         svg: render_svg(&bar)?,
     });
     if summaries.len() > 1 {
-        let compare = overview::compare_drawing(&bars);
+        let mut compare = overview::compare_drawing(&bars);
+        overview::add_whiskers(&mut compare, &whiskers, false);
         drawn.push(Drawn {
             stem: "images/bar_plot_compare".into(),
-            title: "Each experiment's score, agents side by side.".into(),
+            title: with_words("Each experiment's score, agents side by side.", "Whiskers"),
             note: None,
             size: compare.size,
             svg: render_svg(&compare)?,
         });
     }
-    let plots = figures::all_figures(agents);
+    if let Some(stats) = &seed_stats {
+        let thresholds = seeds::profile_thresholds();
+        let profiles: Vec<overview::ProfileLine> = (stats.profiles.iter())
+            .zip(&radar.agents)
+            .map(|(p, agent)| overview::ProfileLine {
+                agent: p.agent.clone(),
+                colour: agent.colour,
+                points: (thresholds.iter().zip(&p.points))
+                    .map(|(&x, e)| (x, e.value, e.lo, e.hi))
+                    .collect(),
+            })
+            .collect();
+        let profile = overview::profile_drawing(&profiles);
+        drawn.push(Drawn {
+            stem: PROFILE_STEM.into(),
+            title: format!(
+                "Performance profile: the fraction of each agent's runs (seed and experiment) \
+                 scoring above each threshold. Bands: {}.",
+                interval_words.clone().unwrap_or_default()
+            ),
+            note: None,
+            size: profile.size,
+            svg: render_svg(&profile)?,
+        });
+    }
+    let plots = experiment_plots(agents);
     let experiment_figures: Vec<Drawn> = plots
         .par_iter()
-        .map(|plot| {
+        .map(|(plot, merged)| {
             let figure = figure_drawing::drawing(plot);
             Ok(Drawn {
                 stem: format!("images/{}/{}", plot.experiment, plot.name),
-                title: plot.title.clone(),
+                title: if *merged {
+                    format!("{}. {}", plot.title.trim_end_matches('.'), seeds::BAND_NOTE)
+                } else {
+                    plot.title.clone()
+                },
                 note: plot.note.clone(),
                 size: figure.size,
                 svg: render_svg(&figure)?,
@@ -188,6 +383,19 @@ pub fn write(agents: &[AgentResults], out_dir: &Path, options: &Options) -> Resu
     } else {
         None
     };
+    let seeds = match seed_stats {
+        Some(stats) => Some(SeedsModel {
+            stats,
+            seed_lists: agents
+                .iter()
+                .map(|a| a.seeds.iter().map(|(s, _)| *s).collect())
+                .collect(),
+            profile: by_stem
+                .next()
+                .ok_or(Error::Draw("performance profile missing".into()))?,
+        }),
+        None => None,
+    };
     let rest: Vec<FigureFile> = by_stem.collect();
     let experiments_with_data: Vec<ExperimentSection> = in_plot_order()
         .filter(|e| summaries.iter().any(|s| s.experiment(e.name).is_some()))
@@ -213,18 +421,12 @@ pub fn write(agents: &[AgentResults], out_dir: &Path, options: &Options) -> Resu
         definitions: options.definitions.clone(),
         summaries: &summaries,
         sources: agents.iter().map(|a| a.source.clone()).collect(),
-        written_by: agents
-            .iter()
-            .map(|a| {
-                a.manifest
-                    .as_ref()
-                    .map(|m| format!("{m}: {}", m.description))
-            })
-            .collect(),
+        written_by: agents.iter().map(|a| a.written_by.clone()).collect(),
         coverage: coverage.clone(),
         radar,
         bar,
         compare,
+        seeds,
         experiments: experiments_with_data,
     };
     for (name, text) in latex::files(&model) {
