@@ -333,11 +333,12 @@ impl SweepArgs {
         self.configure(AgentConfig::new(agent.name, agent.keys))
     }
 
-    /// Checks `--config`, `--config-file` and `--seed` against the agent's keys where this
+    /// Checks `--name`, `--device`, `--config`, `--config-file` and `--seed` against the agent where this
     /// crate knows them (every agent of [`crate::factory::all_keys`]), so that a tool that hands
     /// the sweep to another binary can refuse a bad configuration first.
     pub fn check_config(&self) -> Result<(), SweepError> {
         self.check_name()?;
+        self.check_device(&self.agent)?;
         match AgentConfig::defaults(&self.agent) {
             Ok(defaults) => self.configure(defaults).map(|_| ()),
             Err(_) => Ok(()),
@@ -377,6 +378,20 @@ impl SweepArgs {
         Ok(config)
     }
 
+    /// `--device` is the CPU for an agent without a LibTorch engine.
+    fn check_device(&self, agent: &str) -> Result<(), SweepError> {
+        let on_cpu_only = !crate::factory::LIBTORCH_AGENTS.contains(&agent);
+        match crate::factory::agent(agent) {
+            Ok(entry) if on_cpu_only && self.device != ComputeDevice::Cpu => {
+                Err(SweepError::Device {
+                    agent: entry.name,
+                    device: self.device,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// `--name`, where given, names a directory of its own ([`check_name`]).
     pub fn check_name(&self) -> Result<(), SweepError> {
         match &self.name {
@@ -388,13 +403,7 @@ impl SweepArgs {
     /// The runner options these arguments ask for `agent`.
     pub fn runner_options(&self, agent: AgentEntry) -> Result<RunnerOptions, SweepError> {
         self.check_name()?;
-        let on_cpu_only = !crate::factory::LIBTORCH_AGENTS.contains(&agent.name);
-        if on_cpu_only && self.device != ComputeDevice::Cpu {
-            return Err(SweepError::Device {
-                agent: agent.name,
-                device: self.device,
-            });
-        }
+        self.check_device(agent.name)?;
         let config = self.agent_config(agent)?;
         let seed = match (self.seed, config.has("seed")) {
             (_, true) => config.seed(),
