@@ -5,8 +5,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use bsuite_analysis::seeds::{seed_dirs, SeededAgent};
-use bsuite_analysis::AgentResults;
+use bsuite_analysis::seeds::SeededAgent;
 use bsuite_logging::results::ReadError;
 
 /// Reads a results argument: `NAME=DIR`, or `DIR` (named after its last component). The
@@ -101,33 +100,6 @@ pub fn load_seeded(name: &str, dir: &Path, lenient: bool) -> Result<SeededAgent>
         bsuite_analysis::seeds::SeedsError::Read(
             ReadError::Malformed { .. } | ReadError::FileName { .. },
         ) => anyhow!("{err}\n(pass --lenient to skip malformed result files)"),
-        other => other.into(),
-    })
-}
-
-/// Reads one agent's results directory: strictly, or skipping malformed files. A
-/// directory of seeds is refused by name: its readers are those of [`load_seeded_agents`].
-pub fn load_agent(name: &str, dir: &Path, lenient: bool) -> Result<AgentResults> {
-    let seeds = seed_dirs(dir)?;
-    if let Some((_, path)) = seeds.first() {
-        let list: Vec<String> = seeds.iter().map(|(s, _)| s.to_string()).collect();
-        bail!(
-            "{} holds {} seeds ({}), and this command reads one results directory per \
-             agent: pass one seed's directory ({}) or use `cargo xtask score` / `compare`, \
-             which read every seed",
-            dir.display(),
-            seeds.len(),
-            list.join(", "),
-            path.display(),
-        );
-    }
-    if lenient {
-        return Ok(AgentResults::load_lenient(name, dir)?);
-    }
-    AgentResults::load(name, dir).map_err(|err| match err {
-        ReadError::Malformed { .. } | ReadError::FileName { .. } => {
-            anyhow!("{err}\n(pass --lenient to skip malformed result files)")
-        }
         other => other.into(),
     })
 }

@@ -17,7 +17,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use bsuite_analysis::AgentResults;
+use bsuite_analysis::seeds::SeededAgent;
 use bsuite_baselines::config::AgentConfig;
 use bsuite_baselines::factory;
 use bsuite_baselines::runner::Shard;
@@ -27,7 +27,7 @@ use serde::Deserialize;
 
 use bsuite_logging::manifest::RunManifest;
 
-use crate::results_dirs::load_agent;
+use crate::results_dirs::load_seeded;
 
 /// Options of `cargo xtask study`.
 #[derive(Args, Debug)]
@@ -234,7 +234,7 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
             PathBuf::from("report").join(stem)
         }
     };
-    let mut agents: Vec<AgentResults> = Vec::new();
+    let mut agents: Vec<SeededAgent> = Vec::new();
     let mut definitions = BTreeMap::new();
     let shipped = if args.baselines {
         crate::baselines::unpack_all()?
@@ -270,14 +270,18 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
         } else {
             args.results.join(&variant.name)
         };
-        let has_results = dir.is_dir()
-            && std::fs::read_dir(&dir)?.any(|f| {
-                f.is_ok_and(|f| {
-                    let name = f.file_name();
-                    let name = name.to_string_lossy();
-                    name.starts_with(bsuite_logging::results::FILE_PREFIX) && name.ends_with(".csv")
-                })
-            });
+        // A shipped baseline of several seeds is the variant over those seeds.
+        let seeded = dir.is_dir() && !bsuite_analysis::seeds::seed_dirs(&dir)?.is_empty();
+        let has_results = seeded
+            || dir.is_dir()
+                && std::fs::read_dir(&dir)?.any(|f| {
+                    f.is_ok_and(|f| {
+                        let name = f.file_name();
+                        let name = name.to_string_lossy();
+                        name.starts_with(bsuite_logging::results::FILE_PREFIX)
+                            && name.ends_with(".csv")
+                    })
+                });
         if !has_results {
             bsuite_baselines::errln!(
                 "study: variant {} has no results in {} yet; the report leaves it out",
@@ -286,7 +290,7 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
             );
             continue;
         }
-        agents.push(load_agent(&variant.name, &dir, false)?);
+        agents.push(load_seeded(&variant.name, &dir, false)?);
         definitions.insert(variant.name.clone(), variant.definition.clone());
     }
     if agents.is_empty() && args.baselines {
@@ -307,7 +311,7 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
         definitions,
         ..bsuite_report::Options::default()
     };
-    let written = match bsuite_report::write(&agents, &out, &options) {
+    let written = match bsuite_report::write_seeded(&agents, &out, &options) {
         // The report's own advice is its command line's --overwrite, which study lacks.
         Err(bsuite_report::Error::ForeignFiles { dir, files }) => bail!(
             "the report directory {} holds files that no report wrote: {}; pass another \

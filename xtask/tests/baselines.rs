@@ -126,7 +126,8 @@ fn a_packed_baseline_is_not_replaced_without_overwrite() {
 /// its agent's, which stands for the default.
 #[test]
 fn another_configuration_ships_under_its_own_name() {
-    let dir = unpacked_baseline("dqn", "baselines-named");
+    // A one-seed sweep of dqn (with RMSProp), its manifest changed below.
+    let dir = unpacked_baseline("dqn_rmsprop", "baselines-named");
     // The shipped sweep's manifest, as a run with SGD would have written it.
     let manifest = dir.join("bsuite_run.json");
     let mut json: serde_json::Value =
@@ -163,27 +164,11 @@ fn another_configuration_ships_under_its_own_name() {
 }
 
 /// A directory of seeds packs into one archive holding every seed's directory, the same
-/// bytes each time, with the scores over seeds beside it; unpacked, it scores as one agent.
+/// bytes each time (the shipped random baseline's, 5 seeds, repacked), with the scores over
+/// seeds beside it; unpacked, it scores and reports as one agent.
 #[test]
 fn a_baseline_of_several_seeds_packs_every_seed_deterministically() {
-    let seeds = scratch("baselines-seeds");
-    let random = unpacked_baseline("random", "baselines-seeds-source");
-    std::fs::create_dir_all(&seeds).unwrap();
-    std::fs::rename(&random, seeds.join("seed-42")).unwrap();
-    // Seed 43 stands in with seed 42's files under a manifest of its own: packing checks
-    // completeness and provenance, not how the seeds differ.
-    let seed_43 = seeds.join("seed-43");
-    std::fs::create_dir_all(&seed_43).unwrap();
-    for entry in std::fs::read_dir(seeds.join("seed-42")).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, seed_43.join(path.file_name().unwrap())).unwrap();
-    }
-    let manifest = std::fs::read_to_string(seed_43.join("bsuite_run.json")).unwrap();
-    let manifest = manifest
-        .replace("\"seed\": 42", "\"seed\": 43")
-        .replace("\"seed\": \"42\"", "\"seed\": \"43\"");
-    std::fs::write(seed_43.join("bsuite_run.json"), manifest).unwrap();
-
+    let seeds = unpacked_baseline("random", "baselines-seeds");
     let out: Vec<PathBuf> = (0..2)
         .map(|k| scratch(&format!("baselines-seeds-out-{k}")))
         .collect();
@@ -198,10 +183,17 @@ fn a_baseline_of_several_seeds_packs_every_seed_deterministically() {
     }
     let archive = |k: usize| std::fs::read(out[k].join("random.tar.gz")).unwrap();
     assert_eq!(archive(0), archive(1));
-    let scores: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out[0].join("random.scores.json")).unwrap())
-            .unwrap();
-    assert_eq!(scores["seeds"], serde_json::json!([42, 43]));
+    assert!(
+        archive(0) == std::fs::read(shipped().join("random.tar.gz")).unwrap(),
+        "repacking the shipped random baseline changed its bytes"
+    );
+    let scores = std::fs::read_to_string(out[0].join("random.scores.json")).unwrap();
+    assert_eq!(
+        scores,
+        std::fs::read_to_string(shipped().join("random.scores.json")).unwrap()
+    );
+    let scores: serde_json::Value = serde_json::from_str(&scores).unwrap();
+    assert_eq!(scores["seeds"], serde_json::json!([42, 43, 44, 45, 46]));
 
     let unpacked = scratch("baselines-seeds-unpacked");
     std::fs::create_dir_all(&unpacked).unwrap();
@@ -218,10 +210,13 @@ fn a_baseline_of_several_seeds_packs_every_seed_deterministically() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["seed-42", "seed-43"]);
+    assert_eq!(
+        names,
+        ["seed-42", "seed-43", "seed-44", "seed-45", "seed-46"]
+    );
     let score = xtask(&["score", unpacked.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&score.stdout);
-    assert!(text.contains("2 seeds (42, 43)"), "{text}");
+    assert!(text.contains("5 seeds (42, 43, 44, 45, 46)"), "{text}");
     // The report reads it as one agent over seeds too (as `--baselines` unpacks it).
     let report = scratch("baselines-seeds-report");
     let made = xtask(&[
@@ -235,7 +230,7 @@ fn a_baseline_of_several_seeds_packs_every_seed_deterministically() {
     let html = std::fs::read_to_string(report.join("index.html")).unwrap();
     assert!(html.contains("random</b>"), "no agent in the report");
     assert!(
-        html.contains(": 2 seeds (42, 43)"),
+        html.contains(": 5 seeds (42, 43, 44, 45, 46)"),
         "no seed count in the report"
     );
     assert!(report.join("images/performance_profile.pdf").is_file());
