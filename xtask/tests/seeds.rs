@@ -88,13 +88,24 @@ fn seeds_run_into_their_own_directories_and_score_as_one_agent() {
     assert!(common::stderr(&output).contains("holds the files of a single-seed run"));
     // A seed directory holding another seed's run is refused by its manifest.
     fs::rename(dir.join("seed-44"), dir.join("seed-45")).unwrap();
-    let output = sweep(&dir, &["--seeds", "45..46"]).output().unwrap();
+    let output = sweep(&dir, &["--seeds", "43..46"]).output().unwrap();
+    let stderr = common::stderr(&output);
     assert!(!output.status.success());
+    assert!(stderr.contains("seed 45, not 44"), "{stderr}");
     assert!(
-        common::stderr(&output).contains("seed 45, not 44"),
-        "{}",
-        common::stderr(&output)
+        stderr.contains("seed-45"),
+        "the refusal names the seed's directory: {stderr}"
     );
+    // Every seed's directory is claimed before the pool runs: seed 44, missing, got no
+    // results from the refused run.
+    let csvs = |seed: &str| {
+        fs::read_dir(dir.join(seed)).map_or(0, |entries| {
+            (entries.flatten())
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".csv"))
+                .count()
+        })
+    };
+    assert_eq!(csvs("seed-44"), 0, "{stderr}");
     fs::remove_dir_all(&dir).unwrap();
     fs::remove_dir_all(&single).unwrap();
 }
@@ -126,4 +137,89 @@ fn a_killed_multi_seed_sweep_resumes_to_the_bytes_of_an_uninterrupted_one() {
     assert_eq!(tree(&killed), tree(&whole));
     fs::remove_dir_all(&whole).unwrap();
     fs::remove_dir_all(&killed).unwrap();
+}
+
+/// The pool's files, seed directory by seed directory, against single-seed runs of each seed
+/// into `single/seed-<s>/`: `--seeds 3` on two workers (with dqn's replicas of the three
+/// seeds batched together) writes the bytes of three runs alone.
+fn pooled_against_single(agent: &str, ids: &[&str], episodes: &str, extra: &[&str]) {
+    let pooled = common::scratch(&format!("seeds-pool-{agent}"));
+    let single = common::scratch(&format!("seeds-alone-{agent}"));
+    let command = |dir: &Path, more: &[&str]| {
+        let mut command = common::xtask();
+        command
+            .args(["bench-all", agent, "--plain", "--no-score", "--ids"])
+            .args(ids)
+            .args(["--num-episodes", episodes, "--results"])
+            .arg(dir)
+            .args(extra)
+            .args(more)
+            .stdout(std::process::Stdio::null());
+        command
+    };
+    let output = command(&pooled, &["--seeds", "3", "--jobs", "2"])
+        .output()
+        .unwrap();
+    let stderr = common::stderr(&output);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("(seed, id) pairs in one pool"), "{stderr}");
+    let pairs = 3 * ids.len();
+    assert!(
+        stderr.contains(&format!(
+            "failed 0 of {pairs} (seed, id) pairs over 3 seeds"
+        )),
+        "{stderr}"
+    );
+    for seed in ["42", "43", "44"] {
+        let alone = single.join(format!("seed-{seed}"));
+        let mut run = command(&alone, &["--seed", seed, "--jobs", "1"]);
+        assert!(run.status().unwrap().success());
+    }
+    let files = tree(&pooled);
+    assert_eq!(
+        files.len(),
+        3 * (ids.len() + 1),
+        "a CSV per id and a manifest per seed"
+    );
+    assert!(
+        files == tree(&single),
+        "{agent}: the pool's bytes differ from single runs"
+    );
+    fs::remove_dir_all(&pooled).unwrap();
+    fs::remove_dir_all(&single).unwrap();
+}
+
+#[test]
+fn a_pool_of_seeds_writes_the_bytes_of_each_seed_alone() {
+    pooled_against_single("random", &IDS, "3", &[]);
+    // dqn batches replicas of one action count: here the seeds of one id, two of its three
+    // seeds to a batch (three replicas over two workers). 30 episodes take each replica
+    // past its replay warm-up into learning.
+    pooled_against_single(
+        "dqn",
+        &["bandit/0", "catch/0", "deep_sea/0"],
+        "30",
+        &["--batch-size", "8"],
+    );
+}
+
+#[test]
+fn the_estimate_of_several_seeds_is_of_the_whole_pool() {
+    let dir = common::scratch("seeds-estimate");
+    let output = sweep(&dir, &["--seeds", "3", "--estimate", "--ids", "catch"])
+        .stdout(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = common::stderr(&output);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the projection is of all 3 seeds (42..45)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("times it"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // catch: its 20 ids (IDS's catch/0 among them) for each of the 3 seeds.
+    let catch = stdout.lines().find(|l| l.starts_with("catch ")).unwrap();
+    assert_eq!(catch.split_whitespace().nth(1), Some("60"), "{stdout}");
+    assert!(!dir.exists(), "an estimate writes nothing");
 }

@@ -186,6 +186,23 @@ impl Estimate {
     }
 }
 
+impl Estimate {
+    /// The estimate of `runs` runs of the same selection (the seeds of `--seeds`) in one
+    /// pool of at most `jobs` workers: seeds differ in their draws, not in their cost, so
+    /// each experiment's ids and steps count `runs` times, and the pool keeps more workers
+    /// busy where the selection alone had fewer ids than workers.
+    pub fn pooled(&self, runs: usize, jobs: usize) -> Estimate {
+        let mut pooled = self.clone();
+        for e in &mut pooled.experiments {
+            e.ids *= runs;
+            e.agent_steps *= runs as f64;
+        }
+        let ids: usize = pooled.experiments.iter().map(|e| e.ids).sum();
+        pooled.jobs = jobs.min(ids).max(1);
+        pooled
+    }
+}
+
 /// The process's resident memory in bytes (Linux), else 0.
 fn resident_bytes() -> f64 {
     std::fs::read_to_string("/proc/self/statm")
@@ -360,6 +377,36 @@ mod tests {
         assert!(wall >= cpu / 2.0 && wall <= cpu, "wall {wall}, cpu {cpu}");
         assert!(format_seconds(wall).ends_with(" s"));
         assert_eq!(format_seconds(7200.0), "2.0 h");
+    }
+
+    /// `--seeds 3` projects the pool of all three seeds: three times the steps and CPU,
+    /// spread over the workers the pool keeps busy (more than one seed's 2 ids could).
+    #[test]
+    fn a_pool_of_seeds_is_projected_as_a_whole() {
+        let one = Estimate {
+            experiments: vec![ExperimentEstimate {
+                experiment: "catch",
+                ids: 2,
+                agent_steps: 1e6,
+                us_per_step: 2.0,
+                replica_bytes: 1e6,
+            }],
+            jobs: 2,
+            batch_size: 1,
+            base_bytes: 0.0,
+        };
+        let pooled = one.pooled(3, 4);
+        assert_eq!(pooled.experiments[0].ids, 6);
+        assert_eq!(pooled.agent_steps(), 3e6);
+        assert_eq!(pooled.cpu_seconds(), 3.0 * one.cpu_seconds());
+        assert_eq!(pooled.jobs, 4);
+        assert_eq!(pooled.wall_seconds(), 6.0 / 4.0);
+        assert_eq!(
+            one.pooled(3, 16).jobs,
+            6,
+            "no more workers than (seed, id) pairs"
+        );
+        assert_eq!(pooled.peak_bytes(), 4e6);
     }
 
     #[test]

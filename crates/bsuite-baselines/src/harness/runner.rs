@@ -377,75 +377,133 @@ pub fn run_ids(
     progress: &Progress,
     on_done: &(dyn Fn(&IdReport) + Sync),
 ) -> Result<Vec<IdReport>, RunError> {
-    fs::create_dir_all(&options.results_dir).map_err(|error| {
-        match not_a_directory(&options.results_dir) {
-            Some(what) => RunError::NotADirectory {
-                dir: options.results_dir.clone(),
-                what,
-            },
-            None => RunError::CreateDir {
-                dir: options.results_dir.clone(),
-                error,
-            },
-        }
-    })?;
-    let holder = match options.shard {
-        Some(Shard { index, count }) => Holder::Shard { index, count },
-        None => Holder::Run,
+    let mut reports = run_pool(
+        ids,
+        agent,
+        std::slice::from_ref(options),
+        progress,
+        &|_, report| on_done(report),
+    )?;
+    Ok(reports.pop().expect("one run, one list of reports"))
+}
+
+/// Runs `agent` on every id in `ids` once per run of `runs` (several seeds of one sweep,
+/// each into its own results directory), scheduling the (run, id) pairs as one pool:
+/// `jobs` workers stay busy across runs, the most expensive batches first, and agents that
+/// batch put replicas of one id group from different runs in one batch. A replica's
+/// results do not depend on its batch-mates, so every run writes the bytes it would write
+/// alone.
+///
+/// Each run keeps its own directory, lock, manifest and resume. Every directory is locked
+/// and claimed before anything runs, so a refusal (another run's manifest, a lock held
+/// elsewhere) stops the pool before it writes a result; the locks are released on return.
+/// The runs differ only in `results_dir`, `seed` and `config`; the pool's `jobs`,
+/// `batch_size` and `device` are the first run's. Returns one list of reports per run,
+/// each in the order of `ids`; `on_done` gets the run's index with each report.
+pub fn run_pool(
+    ids: &[BsuiteId],
+    agent: AgentEntry,
+    runs: &[RunnerOptions],
+    progress: &Progress,
+    on_done: &(dyn Fn(usize, &IdReport) + Sync),
+) -> Result<Vec<Vec<IdReport>>, RunError> {
+    let Some(first) = runs.first() else {
+        return Ok(Vec::new());
     };
-    let _lock = bsuite_logging::dir_lock::lock_with(&options.results_dir, holder, options.lock)
-        .map_err(|error| RunError::Lock { error })?;
-    let config = options.config_for(agent)?;
-    let claim = claim(&options.results_dir, agent, &config, options, ids)?;
+    // Every directory is locked before any is claimed: a run held elsewhere stops the pool
+    // before it records anything.
+    let mut locks = Vec::with_capacity(runs.len());
+    for options in runs {
+        fs::create_dir_all(&options.results_dir).map_err(|error| {
+            match not_a_directory(&options.results_dir) {
+                Some(what) => RunError::NotADirectory {
+                    dir: options.results_dir.clone(),
+                    what,
+                },
+                None => RunError::CreateDir {
+                    dir: options.results_dir.clone(),
+                    error,
+                },
+            }
+        })?;
+        let holder = match options.shard {
+            Some(Shard { index, count }) => Holder::Shard { index, count },
+            None => Holder::Run,
+        };
+        let lock = bsuite_logging::dir_lock::lock_with(&options.results_dir, holder, options.lock)
+            .map_err(|error| RunError::Lock { error })?;
+        locks.push(lock);
+    }
+    let mut units = Vec::with_capacity(runs.len());
+    for options in runs {
+        let config = options.config_for(agent)?;
+        let claim = claim(&options.results_dir, agent, &config, options, ids)?;
+        units.push(Unit {
+            options,
+            config,
+            claim,
+        });
+    }
     let unfinished = Mutex::new(None);
-    let replaced = |id: &BsuiteId| {
+    let replaced = |unit: &Unit, id: &BsuiteId| {
         let file = file_name(id);
-        if claim.rerun.contains(&file) {
-            if let Err(error) = manifest::finished(&options.results_dir, &file, options.lock) {
+        if unit.claim.rerun.contains(&file) {
+            let dir = &unit.options.results_dir;
+            if let Err(error) = manifest::finished(dir, &file, unit.options.lock) {
                 // The id is rerun again on resume; the run says why at its end.
                 let mut first = unfinished.lock().unwrap_or_else(|e| e.into_inner());
                 first.get_or_insert(error);
             }
         }
     };
-    let reports: Mutex<Vec<Option<IdReport>>> = Mutex::new(vec![None; ids.len()]);
-    let report = |position: usize, report: IdReport| {
+    let reports: Mutex<Vec<Vec<Option<IdReport>>>> =
+        Mutex::new(vec![vec![None; ids.len()]; runs.len()]);
+    let report = |unit: usize, position: usize, report: IdReport| {
         if matches!(report.outcome, Outcome::Ran { .. }) {
-            replaced(&report.id);
+            replaced(&units[unit], &report.id);
         }
         progress.ids_done.fetch_add(1, Ordering::Relaxed);
-        on_done(&report);
-        reports.lock().unwrap_or_else(|e| e.into_inner())[position] = Some(report);
+        on_done(unit, &report);
+        reports.lock().unwrap_or_else(|e| e.into_inner())[unit][position] = Some(report);
     };
 
-    // What each id needs: skipped (complete), failed (unreadable file) or a run.
+    // What each (run, id) needs: skipped (complete), failed (unreadable file) or a run.
     let mut pending = Vec::new();
-    for (position, &id) in ids.iter().enumerate() {
-        match plan(id, options, claim.rerun.contains(&file_name(&id))) {
-            Ok(Plan::Skip(outcome)) => report(position, IdReport { id, outcome }),
-            Ok(Plan::Run(run)) => pending.push(Pending { position, id, run }),
-            Err(error) => report(
-                position,
-                IdReport {
+    for (index, unit) in units.iter().enumerate() {
+        for (position, &id) in ids.iter().enumerate() {
+            let another_runs = unit.claim.rerun.contains(&file_name(&id));
+            match plan(id, unit.options, another_runs) {
+                Ok(Plan::Skip(outcome)) => report(index, position, IdReport { id, outcome }),
+                Ok(Plan::Run(run)) => pending.push(Pending {
+                    unit: index,
+                    position,
                     id,
-                    outcome: Outcome::Failed(error.to_string()),
-                },
-            ),
+                    run,
+                }),
+                Err(error) => report(
+                    index,
+                    position,
+                    IdReport {
+                        id,
+                        outcome: Outcome::Failed(error.to_string()),
+                    },
+                ),
+            }
         }
     }
 
-    let jobs = options.effective_jobs();
-    let work = make_batches(pending, agent, &config, options, jobs);
+    let jobs = first.effective_jobs();
+    let work = make_batches(pending, agent, &units, first, jobs);
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for worker in 0..jobs.min(work.len()) {
-            let (work, next, report, config) = (&work, &next, &report, &config);
+            let (work, next, report, units) = (&work, &next, &report, &units);
             std::thread::Builder::new()
                 .name(format!("bsuite-runner-{worker}"))
                 .spawn_scoped(scope, move || loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(batch) = work.get(i) else { break };
-                    run_batch(batch, agent, config, options, progress, report);
+                    run_batch(batch, agent, units, progress, report);
                 })
                 .map_err(|error| RunError::Thread { worker, error })?;
         }
@@ -457,8 +515,20 @@ pub fn run_ids(
     let reports = reports.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(reports
         .into_iter()
-        .map(|r| r.expect("every id is reported"))
+        .map(|run| {
+            run.into_iter()
+                .map(|r| r.expect("every id is reported"))
+                .collect()
+        })
         .collect())
+}
+
+/// One run of a pool: its options, the configuration its agents get, and its claim on its
+/// directory.
+struct Unit<'a> {
+    options: &'a RunnerOptions,
+    config: AgentConfig,
+    claim: manifest::Claim,
 }
 
 /// What an id needs.
@@ -475,9 +545,10 @@ struct RunPlan {
     replaced: Option<Replaced>,
 }
 
-/// An id waiting to run, at `position` in the caller's list.
+/// An id waiting to run for the run `unit` of the pool, at `position` in the caller's list.
 #[derive(Clone)]
 struct Pending {
+    unit: usize,
     position: usize,
     id: BsuiteId,
     run: RunPlan,
@@ -573,10 +644,12 @@ struct Batch {
 
 /// The ids to run, in batches that run one after another on a worker, the most expensive
 /// first. Agents without [`Batching`], and `batch_size` 1, give plain batches of one id.
+/// Replicas of different runs of the pool share a batch where their key does (the key is
+/// computed from each replica's own setup, seed included).
 fn make_batches(
     pending: Vec<Pending>,
     agent: AgentEntry,
-    config: &AgentConfig,
+    units: &[Unit],
     options: &RunnerOptions,
     jobs: usize,
 ) -> Vec<Batch> {
@@ -596,9 +669,10 @@ fn make_batches(
     let mut keyed: Vec<(u64, f64, Pending)> = pending
         .into_iter()
         .map(|p| {
+            let unit = &units[p.unit];
             let (key, cost) = match p.id.load() {
                 Ok(env) => (
-                    (batching.key)(&agent_setup(p.id, &*env, config, options)),
+                    (batching.key)(&agent_setup(p.id, &*env, &unit.config, unit.options)),
                     estimated_cost(p.id, &*env, p.run.num_episodes),
                 ),
                 Err(_) => (u64::MAX, 0.0),
@@ -610,6 +684,7 @@ fn make_batches(
         (a.0.cmp(&b.0))
             .then(b.1.total_cmp(&a.1))
             .then(a.2.position.cmp(&b.2.position))
+            .then(a.2.unit.cmp(&b.2.unit))
     });
     let mut batches: Vec<(f64, Batch)> = Vec::new();
     for members in keyed.chunk_by(|a, b| a.0 == b.0) {
@@ -674,14 +749,14 @@ type LoggedEnv = Logging<Box<dyn Environment>, CsvLogger>;
 fn run_batch(
     batch: &Batch,
     agent: AgentEntry,
-    config: &AgentConfig,
-    options: &RunnerOptions,
+    units: &[Unit],
     progress: &Progress,
-    report: &(dyn Fn(usize, IdReport) + Sync),
+    report: &(dyn Fn(usize, usize, IdReport) + Sync),
 ) {
     let start = Instant::now();
     let fail = |p: &Pending, message: String| {
         report(
+            p.unit,
             p.position,
             IdReport {
                 id: p.id,
@@ -692,7 +767,8 @@ fn run_batch(
     // Environments and loggers first; an id that cannot start fails alone.
     let mut members = Vec::with_capacity(batch.members.len());
     for p in &batch.members {
-        match open(p, config, options) {
+        let unit = &units[p.unit];
+        match open(p, &unit.config, unit.options) {
             Ok((env, setup)) => members.push((p.clone(), env, setup)),
             Err(error) => fail(p, error.to_string()),
         }
@@ -722,7 +798,7 @@ fn run_batch(
             },
             Err(message) => Outcome::Failed(message),
         };
-        report(p.position, IdReport { id: p.id, outcome });
+        report(p.unit, p.position, IdReport { id: p.id, outcome });
     };
     let after_episode = |env: &mut LoggedEnv, steps: usize| {
         progress.steps.fetch_add(steps as u64, Ordering::Relaxed);

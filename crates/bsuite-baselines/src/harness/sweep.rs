@@ -147,6 +147,16 @@ impl std::str::FromStr for Seeds {
     }
 }
 
+impl std::fmt::Display for Seeds {
+    /// As `--seeds` takes it: `K` or `A..B`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Seeds::Count(k) => write!(f, "{k}"),
+            Seeds::Range(a, b) => write!(f, "{a}..{b}"),
+        }
+    }
+}
+
 impl Seeds {
     /// The seeds, counting from `base` for [`Seeds::Count`]; `None` past `u32::MAX`.
     pub fn resolve(self, base: u32) -> Option<std::ops::Range<u32>> {
@@ -314,6 +324,18 @@ pub enum SweepError {
     Failed {
         /// The ids that failed, in the order they were selected.
         ids: Vec<BsuiteId>,
+    },
+    /// A multi-seed sweep ran, but some (seed, id) pairs failed (each one's report says
+    /// why); the other pairs' results are kept.
+    #[error(
+        "{} (seed, id) pair(s) failed: {}; the other results are kept, and re-running resumes",
+        .failed.len(),
+        .failed.iter().map(|(seed, id)| format!("{id} (seed {seed})")).collect::<Vec<_>>().join(", ")
+    )]
+    SeedsFailed {
+        /// The seed and id of each failed pair, seed by seed, each seed's in the order the
+        /// ids were selected.
+        failed: Vec<(u32, BsuiteId)>,
     },
 }
 
@@ -574,7 +596,7 @@ pub fn run_sweep(
     }
     let progress = Progress::default();
     let start = Instant::now();
-    let display = Display::new(ids.len(), plain);
+    let display = Display::new(ids.len(), plain, "ids");
     let reports = std::thread::scope(|scope| {
         let ticker = (!plain).then(|| scope.spawn(|| display.tick_until_done(&progress, start)));
         let reports = runner::run_ids(&ids, agent, &options, &progress, &|report| {
@@ -628,9 +650,15 @@ fn check_layout(dir: &Path, multi_seed: bool) -> Result<(), SweepError> {
     Ok(())
 }
 
-/// Runs `--seeds`: each seed a sweep of its own into `<results>/seed-<s>/` (with its own
-/// manifest, lock and resume), one after the other, then a line for them all. Fails after
-/// every seed ran when any id failed.
+/// Runs `--seeds`: the (seed, id) pairs of every seed as one pool of `--jobs` workers
+/// ([`runner::run_pool`]), each seed into `<results>/seed-<s>/` with its own manifest, lock
+/// and resume, then a line per seed and one for them all. Fails after the pool ran when any
+/// pair failed.
+///
+/// A shard (`--shard I/N`) holds ids with all their seeds, not (seed, id) pairs: every
+/// seed's directory then holds the same shard of the same split, so its manifest's
+/// `shards` and `cargo xtask merge` see a seed directory exactly as a single-seed run's,
+/// and the shards of one seed directory are the shards of every other.
 fn run_seeds(
     name: &str,
     agent: AgentEntry,
@@ -651,44 +679,166 @@ fn run_seeds(
         reason: format!("{seeds:?} from seed {base} runs past the largest seed"),
     })?;
     let dir = args.results_dir();
-    if !args.estimate {
-        check_layout(&dir, true)?;
+    let seeds: Vec<u32> = range.clone().collect();
+    let runs = (seeds.iter())
+        .map(|&seed| {
+            let one = SweepArgs {
+                seeds: None,
+                seed: Some(seed),
+                results: Some(bsuite_logging::results::seed_dir(&dir, seed)),
+                ..args.clone()
+            };
+            one.runner_options(agent)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let ids = args.ids()?;
+    let pairs = ids.len() * seeds.len();
+    if args.estimate {
+        crate::errln!(
+            "{name}: calibrating {} on {} experiments (nothing is written)...",
+            agent.name,
+            ids.chunk_by(|a, b| a.experiment().name == b.experiment().name)
+                .count()
+        );
+        // Seeds differ in their draws, not in their cost: one seed's calibration prices
+        // every seed's share of the pool.
+        let estimate = crate::estimate::estimate(agent, &ids, &runs[0])
+            .map_err(|error| SweepError::Estimate { error })?;
+        let pooled = estimate.pooled(seeds.len(), runs[0].effective_jobs());
+        crate::estimate::print(agent.name, &pooled);
+        crate::errln!(
+            "{name}: the projection is of all {} seeds ({}..{}): {pairs} (seed, id) pairs \
+             in one pool",
+            seeds.len(),
+            range.start,
+            range.end
+        );
+        return Ok(Vec::new());
     }
-    let count = range.len();
+    check_layout(&dir, true)?;
+    let plain = args.plain || !std::io::stderr().is_terminal();
+    let mut notes = Vec::new();
+    let changed = runs[0].config.as_ref().map(AgentConfig::changed);
+    notes.extend(changed.filter(|c| !c.is_empty()));
+    if args.device != ComputeDevice::Cpu {
+        notes.push(format!("device {}", args.device));
+    }
+    if let Some(shard) = runs[0].shard {
+        notes.push(format!("shard {shard}"));
+    }
     crate::errln!(
-        "{name}: {} seeds ({}..{}) into {}/seed-<s>/",
-        count,
+        "{name}: {} on {} ids x {} seeds ({}..{}), {pairs} (seed, id) pairs in one pool, into \
+         {}/seed-<s>/{}",
+        agent.name,
+        ids.len(),
+        seeds.len(),
         range.start,
         range.end,
+        dir.display(),
+        match notes.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", notes.join(", ")),
+        }
+    );
+    if args.lock == Locking::Unlocked {
+        crate::errln!(
+            "{name}: WARNING: --lock none: the seed directories of {} are not locked. You are \
+             the only writer: a second run or shard writing there now would mix or replace \
+             results unseen",
+            dir.display()
+        );
+    }
+    let progress = Progress::default();
+    let start = Instant::now();
+    let display = Display::new(pairs, plain, "(seed, id) pairs");
+    let reports = std::thread::scope(|scope| {
+        let ticker = (!plain).then(|| scope.spawn(|| display.tick_until_done(&progress, start)));
+        let reports = runner::run_pool(&ids, agent, &runs, &progress, &|run, report| {
+            display.finished_seed(Some(seeds[run]), report)
+        });
+        display.close();
+        if let Some(ticker) = ticker {
+            let _ = ticker.join();
+        }
+        reports
+    })
+    .map_err(|error| SweepError::Run { error })?;
+    summarise_seeds(name, &seeds, &reports, start.elapsed(), &dir)?;
+    Ok(reports.into_iter().flatten().collect())
+}
+
+/// What a set of reports holds: counts, steps, and the failed ones.
+#[derive(Default)]
+struct Tally<'a> {
+    ran: usize,
+    skipped: usize,
+    steps: u64,
+    failed: Vec<&'a IdReport>,
+}
+
+impl<'a> Tally<'a> {
+    fn add(&mut self, reports: &'a [IdReport]) {
+        for report in reports {
+            match &report.outcome {
+                Outcome::Ran { steps, .. } => {
+                    self.ran += 1;
+                    self.steps += steps;
+                }
+                Outcome::Skipped { .. } => self.skipped += 1,
+                Outcome::Failed(_) => self.failed.push(report),
+            }
+        }
+    }
+}
+
+/// The closing lines of a pooled multi-seed run: one per seed, then the pool's, counting
+/// (seed, id) pairs; fails when any pair failed.
+fn summarise_seeds(
+    name: &str,
+    seeds: &[u32],
+    reports: &[Vec<IdReport>],
+    elapsed: Duration,
+    dir: &Path,
+) -> Result<(), SweepError> {
+    let mut all = Tally::default();
+    let mut failed = Vec::new();
+    for (&seed, reports) in seeds.iter().zip(reports) {
+        let mut one = Tally::default();
+        one.add(reports);
+        crate::errln!(
+            "{name}: seed {seed}: ran {}, skipped {} (already complete), failed {} of {} ids; \
+             results in {}",
+            one.ran,
+            one.skipped,
+            one.failed.len(),
+            reports.len(),
+            bsuite_logging::results::seed_dir(dir, seed).display()
+        );
+        failed.extend(one.failed.iter().map(|r| (seed, *r)));
+        all.add(reports);
+    }
+    let secs = elapsed.as_secs_f64();
+    crate::errln!(
+        "{name}: ran {}, skipped {} (already complete), failed {} of {} (seed, id) pairs over \
+         {} seeds; {} steps in {secs:.1} s ({:.0} steps/s); results in {}/seed-<s>/",
+        all.ran,
+        all.skipped,
+        all.failed.len(),
+        reports.iter().map(Vec::len).sum::<usize>(),
+        seeds.len(),
+        all.steps,
+        all.steps as f64 / secs.max(1e-9),
         dir.display()
     );
-    let mut all = Vec::new();
-    let mut failure = None;
-    for seed in range {
-        let one = SweepArgs {
-            seeds: None,
-            seed: Some(seed),
-            results: Some(bsuite_logging::results::seed_dir(&dir, seed)),
-            ..args.clone()
-        };
-        match run_sweep(name, agent, &one) {
-            Ok(reports) => all.extend(reports),
-            // A failed id is reported by its seed's summary; the other seeds still run.
-            Err(error @ SweepError::Failed { .. }) => failure = Some(error),
-            Err(other) => return Err(other),
-        }
-        if args.estimate {
-            crate::errln!(
-                "{name}: the estimate is per seed (seeds differ in draws, not in cost): \
-                 {count} seeds take {count} times it"
-            );
-            break;
-        }
+    if failed.is_empty() {
+        return Ok(());
     }
-    match failure {
-        Some(error) => Err(error),
-        None => Ok(all),
+    for (seed, report) in &failed {
+        crate::errln!("  seed {seed}: {report}");
     }
+    Err(SweepError::SeedsFailed {
+        failed: failed.iter().map(|(seed, r)| (*seed, r.id)).collect(),
+    })
 }
 
 fn summarise(
@@ -697,18 +847,14 @@ fn summarise(
     elapsed: Duration,
     results_dir: &Path,
 ) -> Result<(), SweepError> {
-    let (mut ran, mut skipped, mut steps) = (0, 0, 0u64);
-    let mut failed = Vec::new();
-    for report in reports {
-        match &report.outcome {
-            Outcome::Ran { steps: s, .. } => {
-                ran += 1;
-                steps += s;
-            }
-            Outcome::Skipped { .. } => skipped += 1,
-            Outcome::Failed(_) => failed.push(report),
-        }
-    }
+    let mut tally = Tally::default();
+    tally.add(reports);
+    let Tally {
+        ran,
+        skipped,
+        steps,
+        failed,
+    } = tally;
     let secs = elapsed.as_secs_f64();
     crate::errln!(
         "{name}: ran {ran}, skipped {skipped} (already complete), failed {} of {} ids; \
@@ -737,13 +883,15 @@ struct Display {
 }
 
 impl Display {
-    fn new(num_ids: usize, plain: bool) -> Self {
+    /// A display of `num_ids` runs of an id, each counted as one `unit` (`ids`, or
+    /// `(seed, id) pairs` in a multi-seed run).
+    fn new(num_ids: usize, plain: bool, unit: &str) -> Self {
         let bar = (!plain).then(|| {
             let bar = indicatif::ProgressBar::new(num_ids as u64);
             bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:30}] {pos}/{len} ids, {msg}, ETA {eta}",
-                )
+                indicatif::ProgressStyle::with_template(&format!(
+                    "{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{msg}}, ETA {{eta}}"
+                ))
                 .expect("valid template")
                 .progress_chars("=> "),
             );
@@ -757,6 +905,15 @@ impl Display {
     }
 
     fn finished(&self, report: &IdReport) {
+        self.finished_seed(None, report)
+    }
+
+    /// `seed` names the seed of a multi-seed run's report.
+    fn finished_seed(&self, seed: Option<u32>, report: &IdReport) {
+        let line = match seed {
+            Some(seed) => format!("seed {seed}: {report}"),
+            None => report.to_string(),
+        };
         match &self.bar {
             Some(bar) => {
                 bar.inc(1);
@@ -769,10 +926,10 @@ impl Display {
                     }
                 );
                 if damaged || matches!(report.outcome, Outcome::Failed(_)) {
-                    bar.println(report.to_string());
+                    bar.println(line);
                 }
             }
-            None => crate::outln!("{report}"),
+            None => crate::outln!("{line}"),
         }
     }
 
@@ -833,6 +990,9 @@ mod tests {
         assert_eq!("0..5".parse(), Ok(Seeds::Range(0, 5)));
         assert_eq!(Seeds::Count(3).resolve(42), Some(42..45));
         assert_eq!(Seeds::Range(0, 5).resolve(42), Some(0..5));
+        for text in ["3", "0..5"] {
+            assert_eq!(text.parse::<Seeds>().unwrap().to_string(), text);
+        }
         assert_eq!(Seeds::Count(2).resolve(u32::MAX), None);
         assert!("0".parse::<Seeds>().unwrap_err().contains("at least 1"));
         assert!("5..5"
