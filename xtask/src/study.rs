@@ -47,6 +47,11 @@ pub struct StudyArgs {
     /// Batches of ids run at once (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
+    /// Run every variant over several seeds: K seeds from the variant's seed (its `seed`
+    /// key, else the agent's default), or the half-open range A..B. Each variant's results
+    /// go to `RESULTS/<variant>/seed-<s>/`, and the report reads the variant over its seeds.
+    #[arg(long, value_name = "K|A..B")]
+    pub seeds: Option<sweep::Seeds>,
     /// Where the variants' results go, one directory per variant.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub results: PathBuf,
@@ -169,7 +174,14 @@ fn variant_args(args: &StudyArgs, variant: &Variant) -> Result<Vec<OsString>> {
     ]);
     argv.extend(["--name".into(), variant.name.clone().into()]);
     for pair in variant.config_pairs()? {
-        argv.extend(["--config".into(), pair.into()]);
+        match (args.seeds, pair.strip_prefix("seed=")) {
+            // Over several seeds the variant's seed is the first, which `--seed` gives.
+            (Some(_), Some(seed)) => argv.extend(["--seed".into(), seed.into()]),
+            _ => argv.extend(["--config".into(), pair.into()]),
+        }
+    }
+    if let Some(seeds) = args.seeds {
+        argv.extend(["--seeds".into(), seeds.to_string().into()]);
     }
     if let Some(n) = args.num_episodes {
         argv.extend(["--num-episodes".into(), n.to_string().into()]);

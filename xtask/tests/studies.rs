@@ -113,3 +113,78 @@ config = { seed = 2 }
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `study --seeds 2`: each variant runs over two seeds from its own into
+/// `RESULTS/<variant>/seed-<s>/`, and the report reads each variant over its seeds.
+#[test]
+fn a_study_over_seeds_runs_every_variant_over_them() {
+    let dir = scratch("study-seeds");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tiny.toml");
+    fs::write(
+        &file,
+        r#"title = "Tiny over seeds"
+
+[[variant]]
+name = "plain"
+agent = "random"
+definition = "The random agent."
+
+[[variant]]
+name = "from7"
+agent = "random"
+definition = "The random agent from seed 7."
+config = { seed = 7 }
+"#,
+    )
+    .unwrap();
+    let (results, out) = (dir.join("results"), dir.join("report"));
+    let ran = xtask(&[
+        "study",
+        file.to_str().unwrap(),
+        "--plain",
+        "--seeds",
+        "2",
+        "--ids",
+        "catch/0",
+        "bandit/0",
+        "--num-episodes",
+        "20",
+        "--results",
+        results.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    for (variant, seeds) in [("plain", [42, 43]), ("from7", [7, 8])] {
+        for seed in seeds {
+            let seed_dir = results.join(variant).join(format!("seed-{seed}"));
+            let manifest = fs::read_to_string(seed_dir.join("bsuite_run.json")).unwrap();
+            assert!(
+                manifest.contains(&format!("\"seed\": \"{seed}\"")),
+                "{variant}: {manifest}"
+            );
+            assert!(seed_dir.join("bsuite_id_-_catch-0.csv").is_file());
+        }
+        let names: Vec<String> = fs::read_dir(results.join(variant))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        assert_eq!(names.len(), 2, "only seed directories: {names:?}");
+    }
+    let page = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("<b>from7</b>: The random agent from seed 7."));
+    // Each variant is one agent over its seeds.
+    assert!(page.contains("2 seeds (7, 8)"), "the report's seed counts");
+    assert!(
+        page.contains("2 seeds (42, 43)"),
+        "the report's seed counts"
+    );
+    assert!(
+        stderr(&ran).contains("report of 2 variant(s)"),
+        "{}",
+        stderr(&ran)
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
