@@ -223,3 +223,37 @@ fn the_estimate_of_several_seeds_is_of_the_whole_pool() {
     assert_eq!(catch.split_whitespace().nth(1), Some("60"), "{stdout}");
     assert!(!dir.exists(), "an estimate writes nothing");
 }
+
+/// `--shard I/N` with `--seeds` splits the ids, each with all its seeds: the two shards of
+/// a split, into one directory, end with the bytes of the unsharded pool, and each seed's
+/// manifest records the split.
+#[test]
+fn shards_of_a_pool_of_seeds_split_the_ids_with_all_their_seeds() {
+    let whole = common::scratch("seeds-shard-whole");
+    let output = sweep(&whole, &["--seeds", "2"]).output().unwrap();
+    assert!(output.status.success(), "{}", common::stderr(&output));
+    let sharded = common::scratch("seeds-sharded");
+    for shard in ["0/2", "1/2"] {
+        let output = sweep(&sharded, &["--seeds", "2", "--shard", shard])
+            .output()
+            .unwrap();
+        let stderr = common::stderr(&output);
+        assert!(output.status.success(), "{stderr}");
+        // Both seeds of each of the shard's ids; IDS splits 3 and 2.
+        let pairs = if shard == "0/2" { 6 } else { 4 };
+        assert!(
+            stderr.contains(&format!("of {pairs} (seed, id) pairs over 2 seeds")),
+            "{stderr}"
+        );
+    }
+    let manifest = RunManifest::read(&sharded.join("seed-43")).unwrap().unwrap();
+    assert_eq!(manifest.shards, Some(2));
+    let csvs = |files: Vec<(PathBuf, Vec<u8>)>| -> Vec<(PathBuf, Vec<u8>)> {
+        (files.into_iter())
+            .filter(|(path, _)| path.extension().is_some_and(|e| e == "csv"))
+            .collect()
+    };
+    assert_eq!(csvs(tree(&sharded)), csvs(tree(&whole)));
+    fs::remove_dir_all(&whole).unwrap();
+    fs::remove_dir_all(&sharded).unwrap();
+}
