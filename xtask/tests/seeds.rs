@@ -246,7 +246,9 @@ fn shards_of_a_pool_of_seeds_split_the_ids_with_all_their_seeds() {
             "{stderr}"
         );
     }
-    let manifest = RunManifest::read(&sharded.join("seed-43")).unwrap().unwrap();
+    let manifest = RunManifest::read(&sharded.join("seed-43"))
+        .unwrap()
+        .unwrap();
     assert_eq!(manifest.shards, Some(2));
     let csvs = |files: Vec<(PathBuf, Vec<u8>)>| -> Vec<(PathBuf, Vec<u8>)> {
         (files.into_iter())
