@@ -18,9 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dir_lock::{self, DirLock, Holder, LockError, Locking, Provenance};
 use crate::results::FILE_PREFIX;
-
-/// The manifest's file name in a results directory.
-pub const MANIFEST_FILE: &str = "bsuite_run.json";
+pub use crate::results::MANIFEST_FILE;
 
 /// Who wrote a results directory.
 ///

@@ -33,6 +33,10 @@ use bsuite_envs::{BsuiteId, Experiment, Settings};
 /// that start with it.
 pub const FILE_PREFIX: &str = "bsuite_id_-_";
 
+/// The file name of a run's manifest in its results directory (what [`crate::manifest`]
+/// reads and writes).
+pub const MANIFEST_FILE: &str = "bsuite_run.json";
+
 /// A multi-seed run is a directory of results directories, one per seed, each named
 /// this prefix and its seed (`seed-42/`), each with its own manifest.
 pub const SEED_DIR_PREFIX: &str = "seed-";
@@ -53,6 +57,82 @@ pub fn seed_of_dir_name(name: &str) -> Option<u32> {
 /// The path of seed `seed`'s results directory under a multi-seed run `dir`.
 pub fn seed_dir(dir: &Path, seed: u32) -> PathBuf {
     dir.join(format!("{SEED_DIR_PREFIX}{seed}"))
+}
+
+/// How a results directory holds its runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// One seed: the results files and the manifest directly in the directory.
+    OneSeed,
+    /// Several seeds: one [`seed_dir`] per seed, and nothing else of a run beside them.
+    Seeds,
+}
+
+/// A results directory already laid out for the other kind of run ([`check_layout`]).
+#[derive(Debug, thiserror::Error)]
+pub enum LayoutError {
+    /// Seed directories are to go where one seed's files are.
+    #[error(
+        "{} holds the files of a single-seed run ({file}); seed directories never go beside \
+         them",
+        .dir.display()
+    )]
+    HoldsOneSeed {
+        /// The results directory.
+        dir: PathBuf,
+        /// One of its results files (or its manifest).
+        file: String,
+    },
+    /// One seed's files are to go where seed directories are.
+    #[error(
+        "{} holds the seed directories of a multi-seed run ({seed_dir}); a single seed's \
+         files never go beside them",
+        .dir.display()
+    )]
+    HoldsSeeds {
+        /// The results directory.
+        dir: PathBuf,
+        /// One of its seed directories.
+        seed_dir: String,
+    },
+}
+
+/// Refuses to write a run of `layout` into `dir` when `dir` holds the other layout, so
+/// that one seed's files never land beside seed directories, nor seed directories beside
+/// one seed's files. A missing or empty directory suits either.
+///
+/// ```
+/// use bsuite_logging::results::{check_layout, seed_dir, Layout};
+///
+/// let dir = std::env::temp_dir().join(format!("layout-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(seed_dir(&dir, 42)).unwrap();
+/// assert!(check_layout(&dir, Layout::Seeds).is_ok());
+/// assert!(check_layout(&dir, Layout::OneSeed).is_err());
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn check_layout(dir: &Path, layout: Layout) -> Result<(), LayoutError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        match layout {
+            Layout::Seeds if name.starts_with(FILE_PREFIX) || name == MANIFEST_FILE => {
+                return Err(LayoutError::HoldsOneSeed {
+                    dir: dir.to_path_buf(),
+                    file: name,
+                })
+            }
+            Layout::OneSeed if seed_of_dir_name(&name).is_some() && entry.path().is_dir() => {
+                return Err(LayoutError::HoldsSeeds {
+                    dir: dir.to_path_buf(),
+                    seed_dir: name,
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The five columns every bsuite CSV starts with, in the reference's order: the header is

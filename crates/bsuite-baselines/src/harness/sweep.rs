@@ -613,41 +613,32 @@ pub fn run_sweep(
     Ok(reports)
 }
 
-/// Refuses a results directory laid out for the other kind of run: seed directories where
-/// one seed's files go, or one seed's files where seed directories go; so that one run's
-/// files never land beside another's, nor a seed's beside those of no seed.
+/// Refuses a results directory laid out for the other kind of run
+/// ([`bsuite_logging::results::check_layout`]), saying how to run into it instead.
 fn check_layout(dir: &Path, multi_seed: bool) -> Result<(), SweepError> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
+    use bsuite_logging::results::{Layout, LayoutError};
+    let layout = if multi_seed {
+        Layout::Seeds
+    } else {
+        Layout::OneSeed
     };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let is_seed_dir =
-            bsuite_logging::results::seed_of_dir_name(&name).is_some() && entry.path().is_dir();
-        let is_results = name.starts_with(bsuite_logging::results::FILE_PREFIX)
-            || name == bsuite_logging::manifest::MANIFEST_FILE;
-        if multi_seed && is_results {
-            return Err(SweepError::Layout {
-                dir: dir.to_path_buf(),
-                reason: format!(
-                    "holds the files of a single-seed run ({name}), and --seeds writes one \
-                     seed-<s>/ directory per seed beside nothing else: move those files into \
-                     seed-<s>/ for the seed their manifest names, or choose another --results"
-                ),
-            });
-        }
-        if !multi_seed && is_seed_dir {
-            return Err(SweepError::Layout {
-                dir: dir.to_path_buf(),
-                reason: format!(
-                    "holds seed directories ({name}) of a multi-seed run: run it with \
-                     --seeds, or one seed with --results {}",
-                    entry.path().display()
-                ),
-            });
-        }
-    }
-    Ok(())
+    let reason = match bsuite_logging::results::check_layout(dir, layout) {
+        Ok(()) => return Ok(()),
+        Err(LayoutError::HoldsOneSeed { file, .. }) => format!(
+            "holds the files of a single-seed run ({file}), and --seeds writes one \
+             seed-<s>/ directory per seed beside nothing else: move those files into \
+             seed-<s>/ for the seed their manifest names, or choose another --results"
+        ),
+        Err(LayoutError::HoldsSeeds { seed_dir, .. }) => format!(
+            "holds seed directories ({seed_dir}) of a multi-seed run: run it with \
+             --seeds, or one seed with --results {}",
+            dir.join(&seed_dir).display()
+        ),
+    };
+    Err(SweepError::Layout {
+        dir: dir.to_path_buf(),
+        reason,
+    })
 }
 
 /// Runs `--seeds`: the (seed, id) pairs of every seed as one pool of `--jobs` workers
