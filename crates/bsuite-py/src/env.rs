@@ -1,10 +1,11 @@
 //! One bsuite environment for Python: [`Env`], the native base of
 //! `bsuite_rs.Environment`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use bsuite_envs::{BsuiteId, Environment, InfoValue, TimeStep};
+use bsuite_logging::results::{check_layout, seed_dir, Layout, LayoutError};
 use bsuite_logging::{CsvLogger, Logger, Logging, TerminalLogger};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -36,6 +37,23 @@ pub enum Record {
     },
     /// Standard error (file descriptor 2, not Python's `sys.stderr`).
     Terminal,
+}
+
+/// Where a recorder of run seed `run_seed` writes: `results_dir` itself for a run of no
+/// named seed, or its `seed-<s>/` directory, so that a directory of seeds reads as one
+/// agent over seeds (`bsuite_rs.score`). Refused when `results_dir` is laid out for the
+/// other kind of run.
+pub fn recording_dir(results_dir: &Path, run_seed: Option<u32>) -> Result<PathBuf, LayoutError> {
+    match run_seed {
+        Some(seed) => {
+            check_layout(results_dir, Layout::Seeds)?;
+            Ok(seed_dir(results_dir, seed))
+        }
+        None => {
+            check_layout(results_dir, Layout::OneSeed)?;
+            Ok(results_dir.to_path_buf())
+        }
+    }
 }
 
 impl Backend {
@@ -134,12 +152,22 @@ pub fn action(value: &Bound<'_, PyAny>, env: &dyn Environment) -> PyResult<usize
 /// An env seed: an integer in `0..=4294967295`, as numpy's `RandomState` takes; anything
 /// else is a `ValueError`.
 pub fn env_seed(value: &Bound<'_, PyAny>) -> PyResult<u32> {
+    seed(value, "an env seed")
+}
+
+/// A run seed (the seed of the run whose results a recorder writes, the agent's): an
+/// integer in `0..=4294967295`, as the command line's `--seed` takes.
+pub fn run_seed(value: &Bound<'_, PyAny>) -> PyResult<u32> {
+    seed(value, "a run seed")
+}
+
+fn seed(value: &Bound<'_, PyAny>, what: &str) -> PyResult<u32> {
     value.extract::<u32>().map_err(|_| {
         let shown = value
             .repr()
             .map_or_else(|_| "?".to_string(), |r| r.to_string());
         PyValueError::new_err(format!(
-            "an env seed is an integer in 0..=4294967295, not {shown}"
+            "{what} is an integer in 0..=4294967295, not {shown}"
         ))
     })
 }
@@ -248,8 +276,11 @@ impl Env {
     /// unseeded (default: the setting index, so every run is reproducible); generators the
     /// reference seeds itself keep its seeds. `results_dir` logs bsuite's CSV file for the
     /// id there (`overwrite` replaces an existing one); `terminal` logs to standard error.
+    /// `run_seed` names the seed of the run the results belong to (your agent's seed): the
+    /// file then goes to `results_dir/seed-<run_seed>/`, and a directory of such seeds is
+    /// one agent over seeds for `bsuite_rs.score` and the report.
     #[new]
-    #[pyo3(signature = (bsuite_id, *, env_seed=None, results_dir=None, overwrite=false, terminal=false))]
+    #[pyo3(signature = (bsuite_id, *, env_seed=None, results_dir=None, overwrite=false, terminal=false, run_seed=None))]
     fn new(
         py: Python<'_>,
         bsuite_id: &str,
@@ -257,9 +288,17 @@ impl Env {
         results_dir: Option<PathBuf>,
         overwrite: bool,
         terminal: bool,
+        run_seed: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let id: BsuiteId = bsuite_id.parse().map_err(|err| errors::id_error(&err))?;
         let env_seed = env_seed.map(self::env_seed).transpose()?;
+        let run_seed = run_seed.map(self::run_seed).transpose()?;
+        if run_seed.is_some() && results_dir.is_none() {
+            return Err(PyValueError::new_err(
+                "run_seed names the seed directory of results_dir that the results go to; \
+                 give results_dir too",
+            ));
+        }
         let record = match (results_dir, terminal) {
             (Some(_), true) => {
                 return Err(PyValueError::new_err(
@@ -267,7 +306,8 @@ impl Env {
                 ))
             }
             (Some(results_dir), false) => Record::Csv {
-                results_dir,
+                results_dir: recording_dir(&results_dir, run_seed)
+                    .map_err(|err| errors::layout_error(&err))?,
                 overwrite,
             },
             (None, true) => Record::Terminal,

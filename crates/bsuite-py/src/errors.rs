@@ -10,7 +10,7 @@ use bsuite_envs::{ActionError, IdError, LoadError};
 use bsuite_logging::dir_lock::LockError;
 use bsuite_logging::manifest::ClaimError;
 use bsuite_logging::record::RecordError;
-use bsuite_logging::results::ReadError;
+use bsuite_logging::results::{LayoutError, ReadError};
 use bsuite_logging::LogError;
 use pyo3::exceptions::{
     PyBlockingIOError, PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError,
@@ -114,6 +114,21 @@ pub fn record_error(py: Python<'_>, err: &RecordError) -> PyErr {
             ClaimError::Unreadable { .. } | ClaimError::Write { .. } => PyOSError::new_err(message),
         },
     }
+}
+
+/// A results directory laid out for the other kind of run (`FileExistsError`, as for a
+/// directory a run's manifest claims): one seed's files where seed directories go, or the
+/// reverse.
+pub fn layout_error(err: &LayoutError) -> PyErr {
+    let advice = match err {
+        LayoutError::HoldsOneSeed { .. } => {
+            "record the seeds of a run (run_seed, run_seeds) into a directory of their own"
+        }
+        LayoutError::HoldsSeeds { .. } => {
+            "give run_seed (run_seeds) to record one of those seeds, or another directory"
+        }
+    };
+    PyFileExistsError::new_err(format!("{err}: {advice}"))
 }
 
 /// A copy of `err` (`LogError` is not `Clone`, as `io::Error` is not): the same variant,

@@ -4,18 +4,20 @@
 //! Python class takes the four result arrays from its pools ([`ArrayPool`]), releases the
 //! GIL and lets the batch write straight into them.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use bsuite_envs::{BsuiteId, Environment, StepType, TimeStep};
+use bsuite_logging::dir_lock::DirLock;
+use bsuite_logging::results::LayoutError;
 use bsuite_logging::{CsvLogger, LogError, Logging};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
-use crate::env::{env_seed, info_dict, lock};
+use crate::env::{env_seed, info_dict, lock, recording_dir, run_seed};
 use crate::errors;
 use crate::pool::ArrayPool;
 use crate::snapshot::{self, History};
@@ -100,38 +102,60 @@ pub struct Batch {
     observation_len: usize,
 }
 
+/// Where a batch logs: each id's bsuite CSV file in `dir`, or, with `run_seeds` (one per
+/// id), in `dir`'s `seed-<s>/` directory for its run seed.
+pub struct RecordTo {
+    /// The results directory.
+    pub dir: PathBuf,
+    /// Replace existing results files instead of failing.
+    pub overwrite: bool,
+    /// The run seed of each id, when the batch runs several seeds of an agent.
+    pub run_seeds: Option<Vec<u32>>,
+}
+
 impl Batch {
     /// Loads `ids` (with the default seeding policy, or `env_seeds`), logging each to its CSV
-    /// file in `record_to` when given. All ids must share one observation shape.
+    /// file as `record_to` says when given. All ids must share one observation shape.
     pub fn new(
         ids: Vec<BsuiteId>,
         env_seeds: Option<Vec<u32>>,
-        record_to: Option<(PathBuf, bool)>,
+        record_to: Option<RecordTo>,
     ) -> Result<Batch, BatchLoadError> {
         if ids.is_empty() {
             return Err(BatchLoadError::Empty);
         }
-        if let Some(seeds) = &env_seeds {
-            if seeds.len() != ids.len() {
-                return Err(BatchLoadError::SeedCount {
-                    ids: ids.len(),
-                    seeds: seeds.len(),
-                });
-            }
-        }
-        if record_to.is_some() {
-            let mut seen = HashSet::new();
-            if let Some(id) = ids.iter().find(|id| !seen.insert(**id)) {
-                return Err(BatchLoadError::Duplicate(*id));
-            }
-        }
-        // One lock for the whole batch: it holds the directory as one recorder.
-        let lock = match &record_to {
-            Some((dir, _)) => Some(
-                bsuite_logging::record::claim_for_recording(dir).map_err(BatchLoadError::Claim)?,
-            ),
-            None => None,
+        let count = |given: &Option<Vec<u32>>, what| match given {
+            Some(seeds) if seeds.len() != ids.len() => Err(BatchLoadError::SeedCount {
+                what,
+                ids: ids.len(),
+                seeds: seeds.len(),
+            }),
+            _ => Ok(()),
         };
+        count(&env_seeds, "env_seeds")?;
+        // Each slot's results directory, and one lock a directory: it holds the directory
+        // as one recorder.
+        let mut dirs = Vec::new();
+        let mut locks: HashMap<PathBuf, Arc<DirLock>> = HashMap::new();
+        if let Some(record_to) = &record_to {
+            count(&record_to.run_seeds, "run_seeds")?;
+            let mut seen = HashSet::new();
+            for (k, id) in ids.iter().enumerate() {
+                let run_seed = record_to.run_seeds.as_ref().map(|seeds| seeds[k]);
+                if !seen.insert((*id, run_seed)) {
+                    return Err(BatchLoadError::Duplicate(*id, run_seed));
+                }
+                dirs.push(recording_dir(&record_to.dir, run_seed)?);
+            }
+            // Only once the whole batch is known good, so that a refused one creates nothing.
+            for dir in &dirs {
+                if !locks.contains_key(dir) {
+                    let lock = bsuite_logging::record::claim_for_recording(dir)
+                        .map_err(BatchLoadError::Claim)?;
+                    locks.insert(dir.clone(), lock);
+                }
+            }
+        }
         let mut slots = Vec::with_capacity(ids.len());
         let mut shape: Option<(BsuiteId, Vec<usize>)> = None;
         for (k, id) in ids.iter().enumerate() {
@@ -150,14 +174,14 @@ impl Batch {
                 Some(_) => {}
                 None => shape = Some((*id, env_shape)),
             }
-            let env = match (&record_to, &lock) {
-                (Some((dir, overwrite)), Some(lock)) => {
-                    let logger = CsvLogger::create(id, dir, *overwrite)
+            let env = match &record_to {
+                Some(record_to) => {
+                    let logger = CsvLogger::create(id, &dirs[k], record_to.overwrite)
                         .map_err(BatchLoadError::Log)?
-                        .holding(lock.clone());
+                        .holding(locks[&dirs[k]].clone());
                     SlotEnv::Logged(Box::new(Logging::new(env, logger)))
                 }
-                _ => SlotEnv::Bare(env),
+                None => SlotEnv::Bare(env),
             };
             slots.push(Slot {
                 env,
@@ -331,20 +355,28 @@ pub enum BatchLoadError {
     /// No ids.
     #[error("a VecEnv needs at least one bsuite_id")]
     Empty,
-    /// `env_seeds` is not one seed per id.
-    #[error("{seeds} env_seeds for {ids} bsuite_ids; give one per id")]
+    /// `env_seeds` or `run_seeds` is not one seed per id.
+    #[error("{seeds} {what} for {ids} bsuite_ids; give one per id")]
     SeedCount {
+        /// Which seeds.
+        what: &'static str,
         /// Ids given.
         ids: usize,
         /// Seeds given.
         seeds: usize,
     },
-    /// An id given twice while recording: both would write one file.
+    /// An id given twice (of one run seed) while recording: both would write one file.
     #[error(
-        "{0} appears twice; with record_to every id logs to its own file, so each may appear \
-         once"
+        "{}{} appears twice; with record_to every id logs to its own file, so each may \
+         appear once{}",
+        .0,
+        .1.map_or(String::new(), |seed| format!(" of run seed {seed}")),
+        if .1.is_some() { " per run seed" } else { "" }
     )]
-    Duplicate(BsuiteId),
+    Duplicate(BsuiteId, Option<u32>),
+    /// `record_to` is laid out for the other kind of run (one seed, or several).
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
     /// Two ids whose observations differ in shape cannot share the observation array.
     #[error(
         "{} has observations of shape {:?} but {} of shape {:?}; a VecEnv stacks \
@@ -445,7 +477,7 @@ fn copy_actions(array: &Bound<'_, PyArray1<i64>>, out: &mut Vec<i64>) -> bool {
 }
 
 /// Steps many bsuite ids in one call: `VecEnv(ids, record_to=None, *, overwrite=False,
-/// env_seeds=None)`.
+/// env_seeds=None, run_seeds=None)`.
 ///
 /// `step(actions)` takes one integer action per id and returns `(observation, reward,
 /// discount, step_type)`: arrays of shape `[N, *observation_shape]` (float32), `[N]`
@@ -464,6 +496,10 @@ fn copy_actions(array: &Bound<'_, PyArray1<i64>>, out: &mut Vec<i64>) -> bool {
 /// `load_and_record_to_csv` does (then every id may appear once); `overwrite` replaces
 /// existing files. `env_seeds` (one per id) seeds what bsuite leaves unseeded; by default
 /// each id's setting index. All ids need the same observation shape.
+///
+/// `run_seeds` (one per id) runs several seeds of an agent in one batch: each id logs to
+/// `record_to/seed-<s>/` for its run seed `s` (then every (id, run seed) pair may appear
+/// once), and `bsuite_rs.score(record_to)` reads the directory as one agent over seeds.
 ///
 /// `pickle`, `copy.copy` and `copy.deepcopy` carry the full state, random generators
 /// included (a copy replays what the batch was given; see `snapshot.rs`); a recording
@@ -547,13 +583,14 @@ impl VecEnv {
 #[pymethods]
 impl VecEnv {
     #[new]
-    #[pyo3(signature = (ids, record_to=None, *, overwrite=false, env_seeds=None))]
+    #[pyo3(signature = (ids, record_to=None, *, overwrite=false, env_seeds=None, run_seeds=None))]
     fn new(
         py: Python<'_>,
         ids: &Bound<'_, PyAny>,
         record_to: Option<PathBuf>,
         overwrite: bool,
         env_seeds: Option<&Bound<'_, PyAny>>,
+        run_seeds: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         if ids.is_instance_of::<PyString>() {
             return Err(PyValueError::new_err(
@@ -570,15 +607,29 @@ impl VecEnv {
                     .map_err(|err| errors::id_error(&err))
             })
             .collect::<PyResult<Vec<BsuiteId>>>()?;
-        let env_seeds = env_seeds
-            .map(|seeds| {
-                seeds
-                    .try_iter()?
-                    .map(|seed| env_seed(&seed?))
-                    .collect::<PyResult<Vec<u32>>>()
-            })
-            .transpose()?;
-        let record_to = record_to.map(|dir| (dir, overwrite));
+        let seeds = |given: Option<&Bound<'_, PyAny>>, parse: fn(&Bound<'_, PyAny>) -> _| {
+            given
+                .map(|seeds| {
+                    seeds
+                        .try_iter()?
+                        .map(|seed| parse(&seed?))
+                        .collect::<PyResult<Vec<u32>>>()
+                })
+                .transpose()
+        };
+        let env_seeds = seeds(env_seeds, env_seed)?;
+        let run_seeds = seeds(run_seeds, run_seed)?;
+        if run_seeds.is_some() && record_to.is_none() {
+            return Err(PyValueError::new_err(
+                "run_seeds name the seed directories of record_to that the results go to; \
+                 give record_to too",
+            ));
+        }
+        let record_to = record_to.map(|dir| RecordTo {
+            dir,
+            overwrite,
+            run_seeds,
+        });
         let env_seeds = match env_seeds {
             Some(seeds) => seeds,
             None => ids.iter().map(|id| id.default_env_seed(0)).collect(),
@@ -588,6 +639,7 @@ impl VecEnv {
                 BatchLoadError::Load(err) => errors::load_error(&err),
                 BatchLoadError::Log(err) => errors::log_error(py, &err),
                 BatchLoadError::Claim(err) => errors::record_error(py, &err),
+                BatchLoadError::Layout(err) => errors::layout_error(&err),
                 other => PyValueError::new_err(other.to_string()),
             })?;
         let n = batch.ids().len();
@@ -878,14 +930,17 @@ mod tests {
             "{err}"
         );
         let dir = std::env::temp_dir().join(format!("bsuite-py-dup-{}", std::process::id()));
-        let err = Batch::new(
-            ids(&["catch/0", "catch/0"]),
-            None,
-            Some((dir.clone(), false)),
-        )
-        .err()
-        .unwrap()
-        .to_string();
+        let record_to = |run_seeds: Option<Vec<u32>>| {
+            Some(RecordTo {
+                dir: dir.clone(),
+                overwrite: false,
+                run_seeds,
+            })
+        };
+        let err = Batch::new(ids(&["catch/0", "catch/0"]), None, record_to(None))
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("catch/0 appears twice"), "{err}");
         assert!(!dir.exists(), "nothing is created for a refused batch");
         let err = Batch::new(ids(&["catch/0"]), Some(vec![1, 2]), None)
@@ -894,5 +949,81 @@ mod tests {
             .to_string();
         assert!(err.contains("2 env_seeds for 1 bsuite_ids"), "{err}");
         assert!(Batch::new(Vec::new(), None, None).is_err());
+        let err = Batch::new(
+            ids(&["catch/0", "catch/1", "catch/0"]),
+            None,
+            record_to(Some(vec![1, 2, 1])),
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            err.contains("catch/0 of run seed 1 appears twice") && err.ends_with("per run seed"),
+            "{err}"
+        );
+        let err = Batch::new(ids(&["catch/0"]), None, record_to(Some(vec![1, 2])))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("2 run_seeds for 1 bsuite_ids"), "{err}");
+        assert!(!dir.exists(), "nothing is created for a refused batch");
+    }
+
+    #[test]
+    fn run_seeds_record_each_seed_into_its_seed_directory() {
+        let dir = std::env::temp_dir().join(format!("bsuite-py-seeds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let record_to = |run_seeds: Option<Vec<u32>>| {
+            Some(RecordTo {
+                dir: dir.clone(),
+                overwrite: false,
+                run_seeds,
+            })
+        };
+        // The same id under two run seeds: two files, one in each seed's directory.
+        let mut batch = Batch::new(
+            ids(&["catch/0", "catch/0", "catch/1"]),
+            None,
+            record_to(Some(vec![3, 4, 3])),
+        )
+        .unwrap();
+        // A file is written once its first episode ends (catch's take 9 steps).
+        for _ in 0..10 {
+            run(&mut batch, &[0, 1, 2]).unwrap();
+        }
+        batch.flush().unwrap();
+        drop(batch);
+        for file in [
+            "seed-3/bsuite_id_-_catch-0.csv",
+            "seed-4/bsuite_id_-_catch-0.csv",
+        ] {
+            assert!(dir.join(file).exists(), "{file}");
+        }
+        assert!(dir.join("seed-3/bsuite_id_-_catch-1.csv").exists());
+        // A directory of seeds takes no single-seed recording, and the reverse.
+        let err = Batch::new(ids(&["catch/2"]), None, record_to(None))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("holds the seed directories"), "{err}");
+        let single = dir.join("seed-3");
+        let err = Batch::new(
+            ids(&["catch/2"]),
+            None,
+            Some(RecordTo {
+                dir: single.clone(),
+                overwrite: false,
+                run_seeds: Some(vec![0]),
+            }),
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            err.contains("holds the files of a single-seed run"),
+            "{err}"
+        );
+        assert!(!single.join("seed-0").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

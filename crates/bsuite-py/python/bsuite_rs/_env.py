@@ -37,9 +37,10 @@ class Environment(_core.Env, _compat.EnvironmentBase):
   action outside the action spec is a `ValueError`.
 
   `Environment(bsuite_id, *, env_seed=None, results_dir=None, overwrite=False,
-  terminal=False)`: `env_seed` seeds every random generator that bsuite 0.3.6 seeds from
-  OS entropy (default: the id's setting index, so runs are reproducible); `results_dir`
-  logs bsuite's CSV file of the id there; `terminal` logs to standard error.
+  terminal=False, run_seed=None)`: `env_seed` seeds every random generator that bsuite
+  0.3.6 seeds from OS entropy (default: the id's setting index, so runs are reproducible);
+  `results_dir` logs bsuite's CSV file of the id there (in its `seed-<run_seed>/` directory
+  when `run_seed`, your agent's seed, is given); `terminal` logs to standard error.
 
   `pickle`, `copy.copy` and `copy.deepcopy` carry the full state, random generators included;
   a logging environment refuses (see `bsuite_rs._pickle`).
@@ -47,9 +48,9 @@ class Environment(_core.Env, _compat.EnvironmentBase):
 
   def __init__(self, bsuite_id: str, *, env_seed: Optional[int] = None,
                results_dir: Optional[PathLike] = None, overwrite: bool = False,
-               terminal: bool = False):
+               terminal: bool = False, run_seed: Optional[int] = None):
     # The native base has loaded the environment from these arguments already.
-    del bsuite_id, env_seed, results_dir, overwrite, terminal
+    del bsuite_id, env_seed, results_dir, overwrite, terminal, run_seed
     if self.recording:
       _RECORDING.add(self)
 
@@ -97,17 +98,22 @@ def load_from_id(bsuite_id: str) -> Environment:
 
 
 def load_and_record(bsuite_id: str, save_path: PathLike, logging_mode: str = 'csv',
-                    overwrite: bool = False) -> Environment:
-  """The environment of a bsuite_id, logging to CSV in `save_path` or to the terminal."""
+                    overwrite: bool = False, *, run_seed: Optional[int] = None) -> Environment:
+  """The environment of a bsuite_id, logging to CSV in `save_path` or to the terminal.
+
+  `run_seed` is as in `load_and_record_to_csv` (CSV logging only).
+  """
   if logging_mode == 'csv':
-    return load_and_record_to_csv(bsuite_id, save_path, overwrite)
+    return load_and_record_to_csv(bsuite_id, save_path, overwrite, run_seed=run_seed)
   if logging_mode == 'terminal':
+    if run_seed is not None:
+      raise ValueError('run_seed names a seed directory of the results; the terminal has none')
     return load_and_record_to_terminal(bsuite_id)
   raise ValueError(f'unknown logging_mode "{logging_mode}": use "csv" or "terminal"')
 
 
-def load_and_record_to_csv(bsuite_id: str, results_dir: PathLike,
-                           overwrite: bool = False) -> Environment:
+def load_and_record_to_csv(bsuite_id: str, results_dir: PathLike, overwrite: bool = False,
+                           *, run_seed: Optional[int] = None) -> Environment:
   """The environment of a bsuite_id, logging bsuite's CSV file of the id in `results_dir`.
 
   The file is `bsuite_id_-_<experiment>-<index>.csv`, byte for byte what bsuite and
@@ -120,11 +126,24 @@ def load_and_record_to_csv(bsuite_id: str, results_dir: PathLike,
   run (`cargo xtask bench-all`) holds raises `BlockingIOError`, and one whose
   `bsuite_run.json` says a run wrote it raises `FileExistsError`, so that no run's
   results get a file it did not write.
+
+  `run_seed` records one seed of a run of several (your agent's seed): the file goes to
+  `results_dir/seed-<run_seed>/`, as `cargo xtask bench-all --seeds` lays out its seeds, and
+  `score(results_dir)` then reads the directory as one agent over seeds, with intervals. A
+  directory holds either one run's files or seed directories, never both
+  (`FileExistsError`):
+
+    for seed in range(5):
+      agent = make_agent(seed)
+      for bsuite_id in sweep.SWEEP:
+        env = load_and_record_to_csv(bsuite_id, 'results/mine', run_seed=seed)
+        ...
   """
   if results_dir is None:
     # bsuite raises here too; recording nowhere would lose the run silently.
     raise TypeError('load_and_record_to_csv needs a results_dir (a path), not None')
-  return Environment(bsuite_id, results_dir=results_dir, overwrite=overwrite)
+  return Environment(bsuite_id, results_dir=results_dir, overwrite=overwrite,
+                     run_seed=run_seed)
 
 
 def load_and_record_to_terminal(bsuite_id: str) -> Environment:
@@ -136,8 +155,8 @@ class VecEnv(_core.VecEnv):
   __doc__ = _core.VecEnv.__doc__
 
   def __init__(self, ids, record_to: Optional[PathLike] = None, *, overwrite: bool = False,
-               env_seeds=None):
+               env_seeds=None, run_seeds=None):
     # The native base has loaded the environments from these arguments already.
-    del ids, record_to, overwrite, env_seeds
+    del ids, record_to, overwrite, env_seeds, run_seeds
     if self.recording:
       _RECORDING.add(self)
