@@ -1,8 +1,9 @@
 //! Single-seed reports keep their look: the bytes of every file of a one-agent and a
 //! two-agent report on the random-agent fixtures are those the report wrote before it
 //! learned about seeds (build 8a8bba2), pinned as one hash per file in
-//! `tests/fixtures/single_seed_report.txt`. `BSUITE_BLESS=1` rewrites the pins, for a change
-//! that means to alter the single-seed look.
+//! `tests/fixtures/single_seed_report.txt` (with the fixtures' path, which the HTML names,
+//! written as `FIXTURES`, so that the pins hold wherever the checkout is). `BSUITE_BLESS=1`
+//! rewrites the pins, for a change that means to alter the single-seed look.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -34,7 +35,12 @@ fn listing(dir: &Path, prefix: &str, out: &mut Vec<String>) {
         if path.is_dir() {
             listing(&path, &format!("{prefix}{name}/"), out);
         } else {
-            let bytes = fs::read(&path).unwrap();
+            // The HTML names the results' directory, which is wherever the checkout is.
+            let bytes = replace(
+                &fs::read(&path).unwrap(),
+                fixtures().display().to_string().as_bytes(),
+                b"FIXTURES",
+            );
             out.push(format!(
                 "{prefix}{name} {:016x} {}",
                 fnv1a(&bytes),
@@ -42,6 +48,21 @@ fn listing(dir: &Path, prefix: &str, out: &mut Vec<String>) {
             ));
         }
     }
+}
+
+fn replace(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        if rest.starts_with(from) {
+            out.extend_from_slice(to);
+            rest = &rest[from.len()..];
+        } else {
+            out.push(rest[0]);
+            rest = &rest[1..];
+        }
+    }
+    out
 }
 
 fn report(label: &str, names: &[&str]) -> Vec<String> {
