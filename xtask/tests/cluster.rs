@@ -7,7 +7,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{bench_all_random, run, scratch, stderr};
+use common::{bench_all_random, csvs, run, scratch, stderr};
 
 const IDS: [&str; 4] = ["bandit/0", "bandit/1", "catch/0", "catch/1"];
 
@@ -18,22 +18,6 @@ fn random(dir: &Path, extra: &[&str]) -> std::process::Output {
     args.extend(["--num-episodes", "20"]);
     args.extend(extra);
     bench_all_random(dir, &args).output().unwrap()
-}
-
-fn csvs(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
 }
 
 fn path(p: &Path) -> &str {

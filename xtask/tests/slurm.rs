@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{scratch, stderr, xtask};
+use common::{csvs, scratch, stderr, xtask};
 
 const DAEMONS: [&str; 4] = ["munged", "slurmctld", "slurmd", "sbatch"];
 
@@ -233,22 +233,6 @@ impl Drop for Slurm {
             let _ = child.wait();
         }
     }
-}
-
-fn csvs(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
 }
 
 fn ok(out: Output, what: &str) -> String {

@@ -9,7 +9,7 @@ use bsuite_envs::{BsuiteId, Environment, LoadError, TimeStep};
 
 use crate::agent::{BatchAgent, OneByOne};
 use crate::config::AgentConfig;
-use crate::factory::{AgentEntry, AgentSetup};
+use crate::factory::AgentEntry;
 use crate::runner::{self, RunnerOptions};
 
 /// What [`time_lockstep`] measured.
@@ -250,14 +250,7 @@ pub fn estimate(
         let mut setups = Vec::new();
         for &id in members {
             let env = id.load()?;
-            setups.push(AgentSetup {
-                id,
-                observation_spec: env.observation_spec(),
-                action_spec: env.action_spec(),
-                seed: options.seed,
-                config: config.clone(),
-                device: options.device,
-            });
+            setups.push(runner::agent_setup(id, &*env, &config, options));
             envs.push(env);
         }
         let before = resident_bytes();

@@ -716,7 +716,9 @@ pub fn expected_agent_steps(id: BsuiteId, episodes: usize) -> f64 {
     episodes as f64 * id.steps_per_episode().max(1.0)
 }
 
-fn agent_setup(
+/// What an agent of `id` is built from: the environment's specs, the run's seed,
+/// configuration and device.
+pub(crate) fn agent_setup(
     id: BsuiteId,
     env: &dyn Environment,
     config: &AgentConfig,

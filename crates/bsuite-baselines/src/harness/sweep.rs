@@ -559,12 +559,7 @@ pub fn run_sweep(
         check_layout(&options.results_dir, false)?;
     }
     if args.estimate {
-        crate::errln!(
-            "{name}: calibrating {} on {} experiments (nothing is written)...",
-            agent.name,
-            ids.chunk_by(|a, b| a.experiment().name == b.experiment().name)
-                .count()
-        );
+        announce_calibration(name, agent, &ids);
         let estimate = crate::estimate::estimate(agent, &ids, &options)
             .map_err(|error| SweepError::Estimate { error })?;
         crate::estimate::print(agent.name, &estimate);
@@ -611,6 +606,16 @@ pub fn run_sweep(
     .map_err(|error| SweepError::Run { error })?;
     summarise(name, &reports, start.elapsed(), &options.results_dir)?;
     Ok(reports)
+}
+
+/// Says what `--estimate` is about to time, before the calibration runs.
+fn announce_calibration(name: &str, agent: AgentEntry, ids: &[BsuiteId]) {
+    crate::errln!(
+        "{name}: calibrating {} on {} experiments (nothing is written)...",
+        agent.name,
+        ids.chunk_by(|a, b| a.experiment().name == b.experiment().name)
+            .count()
+    );
 }
 
 /// Refuses a results directory laid out for the other kind of run
@@ -685,12 +690,7 @@ fn run_seeds(
     let ids = args.ids()?;
     let pairs = ids.len() * seeds.len();
     if args.estimate {
-        crate::errln!(
-            "{name}: calibrating {} on {} experiments (nothing is written)...",
-            agent.name,
-            ids.chunk_by(|a, b| a.experiment().name == b.experiment().name)
-                .count()
-        );
+        announce_calibration(name, agent, &ids);
         // Seeds differ in their draws, not in their cost: one seed's calibration prices
         // every seed's share of the pool.
         let estimate = crate::estimate::estimate(agent, &ids, &runs[0])
