@@ -1,26 +1,18 @@
 //! Scores and reports of results directories, computed without the GIL.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use bsuite_analysis::score_json::seeded_json;
 use bsuite_analysis::seeds::{SeededAgent, SeedsError};
 use bsuite_analysis::stats::Bootstrap;
-use bsuite_analysis::{AgentResults, Score, Summary};
-use bsuite_logging::results::{ReadError, Skipped};
+use bsuite_analysis::{Score, Summary};
+use bsuite_logging::results::Skipped;
 use bsuite_report::report::is_within;
 use pyo3::exceptions::{PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::errors;
-
-fn load(name: &str, dir: &Path, lenient: bool) -> Result<AgentResults, ReadError> {
-    if lenient {
-        AgentResults::load_lenient(name, dir)
-    } else {
-        AgentResults::load(name, dir)
-    }
-}
 
 /// Warns (`UserWarning`) about each file a results directory skipped.
 fn warn_skipped(py: Python<'_>, skipped: &[Skipped]) -> PyResult<()> {
@@ -120,7 +112,8 @@ fn seeds_error(err: &SeedsError) -> PyErr {
 
 /// Writes the report of `results`, `(name, results directory)` pairs, into `out`: the radar
 /// and bar plots, every experiment's plots (SVG and PDF), the LaTeX appendix and
-/// `index.html`, as `cargo xtask report` does. Returns `{"out_dir", "files", "figures",
+/// `index.html`, as `cargo xtask report` does. A directory of `seed-<s>/` directories is one
+/// agent over seeds, drawn with its intervals. Returns `{"out_dir", "files", "figures",
 /// "removed", "incomplete"}`.
 #[pyfunction]
 #[pyo3(signature = (results, out, *, title=None, link=None, overwrite=false, lenient=false))]
@@ -143,16 +136,17 @@ pub fn report<'py>(
             )));
         }
     }
+    // A directory of seed-<s>/ directories is one agent over seeds, as in `score`.
     let agents = py
         .detach(|| {
             results
                 .iter()
-                .map(|(name, dir)| load(name, dir, lenient))
+                .map(|(name, dir)| SeededAgent::load(name, dir, lenient))
                 .collect::<Result<Vec<_>, _>>()
         })
-        .map_err(|err| errors::read_error(&err))?;
-    for agent in &agents {
-        warn_skipped(py, &agent.skipped)?;
+        .map_err(|err| seeds_error(&err))?;
+    for seed in agents.iter().flat_map(|agent| &agent.seeds) {
+        warn_skipped(py, &seed.results.skipped)?;
     }
     let mut options = bsuite_report::Options {
         link,
@@ -163,7 +157,7 @@ pub fn report<'py>(
         options.title = title;
     }
     let written = py
-        .detach(|| bsuite_report::write(&agents, &out, &options))
+        .detach(|| bsuite_report::write_seeded(&agents, &out, &options))
         .map_err(|err| errors::report_error(&err))?;
     let paths = |files: &[PathBuf]| -> Vec<String> {
         files

@@ -57,7 +57,9 @@ def report(results: Union[Mapping[str, PathLike], PathLike, Sequence[Any]],
   `results` is `{agent name: results directory}` (or one directory, or a list of
   directories, named after their last component). The report is what `cargo xtask report`
   writes: radar and bar plots, every experiment's plots as SVG and PDF, the LaTeX appendix
-  and a self-contained `index.html`. `out` must be empty or hold an earlier report, whose
+  and a self-contained `index.html`. A directory of `seed-<s>/` results directories (see
+  `run_seed`) is one agent over seeds, drawn with its intervals, a performance profile and
+  the pairwise P(A > B) tables. `out` must be empty or hold an earlier report, whose
   files alone are replaced (`overwrite=True` replaces other files too). Returns
   `{"out_dir", "files", "figures", "removed", "incomplete"}`.
   """

@@ -38,6 +38,11 @@ def test_run_seeds_equal_bench_all_seeds(tmp_path):
   scores = bsuite_rs.score(ours)
   assert scores['seeds'] == [42, 43]
   assert scores['intervals']['experiments']['catch']['seeds'] == 2
+  # The report draws the directory as one agent over its two seeds, as `xtask report` does.
+  written = bsuite_rs.report({'mine': ours}, tmp_path / 'report')
+  html = (tmp_path / 'report' / 'index.html').read_text()
+  assert 'mine</b>' in html and '2 seeds (42, 43)' in html
+  assert any(f.endswith('performance_profile.svg') for f in written['files'])
   # Files of no named seed never go beside seed directories, nor seeds beside them.
   with pytest.raises(FileExistsError, match='holds the seed directories'):
     bsuite_rs.load_and_record_to_csv('catch/1', ours)
