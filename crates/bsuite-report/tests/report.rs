@@ -2,6 +2,8 @@
 //! experiment) and checks what lands on disk; compiles the LaTeX where pdflatex is installed
 //! (always on CI).
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -127,18 +129,7 @@ fn appendix_lists_the_agents_and_references_existing_figures() {
 /// missing, with a message.
 #[test]
 fn latex_compiles_with_a_one_page_summary_and_all_figures() {
-    if !check::pdflatex_available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install pdflatex (texlive-latex-base, -recommended, -extra)"
-        );
-        // Straight to stderr: `eprintln!` would be captured and never shown for a pass.
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n*** SKIPPED latex_compiles_with_a_one_page_summary_and_all_figures: pdflatex \
-             is not installed (with CI set this test fails instead) ***\n"
-        );
+    if !common::pdflatex_or_skip("latex_compiles_with_a_one_page_summary_and_all_figures") {
         return;
     }
     let (out, written) = two_agent_report();

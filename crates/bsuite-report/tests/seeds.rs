@@ -4,6 +4,8 @@
 //! `bsuite_analysis` computes, the radar's bands, the performance profile, the learning
 //! curves' bands, and the LaTeX compiling.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -197,16 +199,7 @@ fn the_profile_and_the_learning_curve_bands_are_drawn_and_said() {
 
 #[test]
 fn the_latex_compiles() {
-    if !check::pdflatex_available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install pdflatex (texlive-latex-base, -recommended, -extra)"
-        );
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n*** SKIPPED the_latex_compiles: pdflatex is not installed ***\n"
-        );
+    if !common::pdflatex_or_skip("the_latex_compiles") {
         return;
     }
     let (out, written) = report();
