@@ -104,6 +104,28 @@ pub fn probe_sum(xs: &[f32]) -> f32 {
     lanes.iter().chain(&xs[whole..]).sum()
 }
 
+/// A hint to fetch the cache line holding `value` (into every level of cache when
+/// `nearest`, else into L2 and beyond, where it waits out work that would evict it from
+/// L1). A hint only: nothing computed depends on it.
+#[inline(always)]
+pub(crate) fn prefetch<T>(value: &T, nearest: bool) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0, _MM_HINT_T1};
+        let p = (value as *const T).cast();
+        // SAFETY: SSE is part of x86_64, and a prefetch reads nothing.
+        unsafe {
+            if nearest {
+                _mm_prefetch::<_MM_HINT_T0>(p)
+            } else {
+                _mm_prefetch::<_MM_HINT_T1>(p)
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (value, nearest);
+}
+
 /// Rounds `n` up to a multiple of 16 floats (64 bytes).
 pub(crate) fn pad16(n: usize) -> usize {
     n.div_ceil(16) * 16
@@ -188,49 +210,68 @@ fn simd_level() -> SimdLevel {
 pub(crate) type Entry = (u32, f32);
 
 kernel! {
-    /// An ensemble's sparse first layer on one input, every member that takes it at once:
-    /// member `m` writes `relu(b_m + Σ x_k · w[k]_m)` over the entries `(k, x_k)` in order
-    /// to `out[places[m]..][..width]`, where `b_m` and `w[k]_m` are the `m`-th
-    /// `width`-wide blocks of `b` and of row `k` of `w` (rows as wide as `b`); a member
-    /// whose place is `None` is skipped. Skipping zero inputs changes no sum, so this
-    /// equals the dense layer. One call serves all members, and each 16-wide block of an
-    /// output is summed in registers, stored once.
+    /// One member's sparse first layer on a batch of inputs: row `r` of `out` (rows as
+    /// wide as `b`) is `relu(b + Σ x_k · w[k])` over the entries `(k, x_k)` of
+    /// `inputs[r]` in order, where `w[k]` is `w[k·stride..][..b.len()]` (the member's
+    /// block of row `k` of an ensemble's first-layer matrix, `stride` wide). Skipping zero
+    /// inputs changes no sum, so this equals the dense layer. Each 16-wide block of an
+    /// output is summed in registers and stored once; one call serves a whole batch, so
+    /// the rows' short chains of additions overlap.
     pub(crate) fn sparse_relu_layer(
         out: &mut [f32],
-        places: &[Option<usize>],
         b: &[f32],
-        entries: &[Entry],
+        inputs: &[&[Entry]],
         w: &[f32],
-        width: usize,
+        stride: usize,
     ) {
-        let row = b.len();
-        for (m, (bias, place)) in b.chunks_exact(width).zip(places).enumerate() {
-            let Some(place) = *place else { continue };
-            let out = &mut out[place..][..width];
-            let block = m * width;
-            let full = width - width % 16;
-            for c in (0..full).step_by(16) {
-                let mut acc: [f32; 16] = bias[c..c + 16].try_into().expect("16 floats");
-                for &(k, x) in entries {
-                    let wk: &[f32; 16] = w[k as usize * row + block + c..][..16]
-                        .try_into()
-                        .expect("16 floats");
-                    for (a, &wkj) in acc.iter_mut().zip(wk) {
-                        *a += x * wkj;
+        let width = b.len();
+        for (out, entries) in out.chunks_exact_mut(width).zip(inputs) {
+            match width {
+                16 => sparse_relu_row::<1>(out, b, entries, w, stride),
+                32 => sparse_relu_row::<2>(out, b, entries, w, stride),
+                48 => sparse_relu_row::<3>(out, b, entries, w, stride),
+                64 => sparse_relu_row::<4>(out, b, entries, w, stride),
+                _ => {
+                    out.copy_from_slice(b);
+                    for &(k, x) in *entries {
+                        let wk = &w[k as usize * stride..][..width];
+                        for (o, &wkj) in out.iter_mut().zip(wk) {
+                            *o += x * wkj;
+                        }
+                    }
+                    for o in out.iter_mut() {
+                        *o = if *o < 0.0 { 0.0 } else { *o };
                     }
                 }
-                for (o, a) in out[c..c + 16].iter_mut().zip(acc) {
-                    *o = if a < 0.0 { 0.0 } else { a };
-                }
-            }
-            for j in full..width {
-                let mut a = bias[j];
-                for &(k, x) in entries {
-                    a += x * w[k as usize * row + block + j];
-                }
-                out[j] = if a < 0.0 { 0.0 } else { a };
             }
         }
+    }
+}
+
+/// A row of [`sparse_relu_layer`] `N` blocks of 16 wide, summed in registers: a fixed
+/// width keeps the row's sums in registers across the entries, with one bounds check a
+/// row and a weight row.
+#[inline(always)]
+fn sparse_relu_row<const N: usize>(
+    out: &mut [f32],
+    b: &[f32],
+    entries: &[Entry],
+    w: &[f32],
+    stride: usize,
+) {
+    let mut acc: [[f32; 16]; N] =
+        std::array::from_fn(|v| b[16 * v..][..16].try_into().expect("16 floats"));
+    for &(k, x) in entries {
+        let wk = &w[k as usize * stride..][..16 * N];
+        for (v, acc) in acc.iter_mut().enumerate() {
+            for (a, &wkj) in acc.iter_mut().zip(&wk[16 * v..16 * v + 16]) {
+                *a += x * wkj;
+            }
+        }
+    }
+    for (v, acc) in acc.into_iter().enumerate() {
+        let out: &mut [f32; 16] = (&mut out[16 * v..][..16]).try_into().expect("16 floats");
+        *out = acc.map(|a| if a < 0.0 { 0.0 } else { a });
     }
 }
 
@@ -251,24 +292,20 @@ kernel! {
 }
 
 kernel! {
-    /// The weight gradient of [`sparse_relu_layer`] for one input: `g[k]_m += x_k · δ_m`
-    /// for every entry `(k, x_k)` and every member `m` with a place, where `δ_m` is
-    /// `deltas[places[m]..][..width]` and `g[k]_m` the `m`-th `width`-wide block of row `k`
-    /// of `g` (rows `row` wide).
+    /// The weight gradient of [`sparse_relu_layer`] over a batch, rows in order:
+    /// `g[k] += x_k · δ_r` for every entry `(k, x_k)` of `inputs[r]`, where `δ_r` is row
+    /// `r` of `deltas` (rows `width` wide) and `g[k]` is `g[k·stride..][..width]`.
     pub(crate) fn scatter_sparse_layer(
         g: &mut [f32],
-        row: usize,
-        entries: &[Entry],
+        stride: usize,
+        inputs: &[&[Entry]],
         deltas: &[f32],
-        places: &[Option<usize>],
         width: usize,
     ) {
-        for &(k, x) in entries {
-            let g_row = &mut g[k as usize * row..][..row];
-            for (gm, place) in g_row.chunks_exact_mut(width).zip(places) {
-                let Some(place) = *place else { continue };
-                let delta = &deltas[place..][..width];
-                for (gj, &dj) in gm.iter_mut().zip(delta) {
+        for (delta, entries) in deltas.chunks_exact(width).zip(inputs) {
+            for &(k, x) in *entries {
+                let g = &mut g[k as usize * stride..][..width];
+                for (gj, &dj) in g.iter_mut().zip(delta) {
                     *gj += x * dj;
                 }
             }
@@ -873,9 +910,67 @@ fn matmul_tile<const R: usize, const C: usize>(
 /// the rows of `out`: `out = wᵀ`, or its first rows.
 pub(crate) fn transpose(w: &[f32], cols: usize, out: &mut [f32]) {
     let rows = w.len() / cols;
-    for (j, out) in out.chunks_exact_mut(rows).enumerate() {
-        for (k, o) in out.iter_mut().enumerate() {
+    let out_rows = out.len() / rows.max(1);
+    assert!(out_rows <= cols, "transpose: {out_rows} columns of {cols}");
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if simd_level() != SimdLevel::Baseline && rows.is_multiple_of(8) {
+        // SAFETY: the CPU has AVX (checked by `simd_level`), and the blocks are within
+        // `w` and `out` (`rows` a multiple of 8, whole blocks of `out_rows` only).
+        unsafe { transpose_blocks_avx(w, cols, out, out_rows / 8) };
+        done = out_rows / 8 * 8;
+    }
+    for j in done..out_rows {
+        for (k, o) in out[j * rows..][..rows].iter_mut().enumerate() {
             *o = w[k * cols + j];
+        }
+    }
+}
+
+/// The first `blocks · 8` columns of [`transpose`], in blocks of 8 by 8 in registers: a
+/// scalar transpose's strided reads were 4% of bootstrapped DQN's step.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn transpose_blocks_avx(w: &[f32], cols: usize, out: &mut [f32], blocks: usize) {
+    use std::arch::x86_64::*;
+    let rows = w.len() / cols;
+    for jb in 0..blocks {
+        let j = jb * 8;
+        for k in (0..rows).step_by(8) {
+            // SAFETY (this block): rows `k..k + 8` of `w` and of `out`'s block exist.
+            unsafe {
+                let r: [__m256; 8] =
+                    std::array::from_fn(|i| _mm256_loadu_ps(w.as_ptr().add((k + i) * cols + j)));
+                let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+                let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+                let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+                let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+                let t4 = _mm256_unpacklo_ps(r[4], r[5]);
+                let t5 = _mm256_unpackhi_ps(r[4], r[5]);
+                let t6 = _mm256_unpacklo_ps(r[6], r[7]);
+                let t7 = _mm256_unpackhi_ps(r[6], r[7]);
+                let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+                let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+                let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+                let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+                let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+                let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+                let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+                let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+                let c = [
+                    _mm256_permute2f128_ps::<0x20>(u0, u4),
+                    _mm256_permute2f128_ps::<0x20>(u1, u5),
+                    _mm256_permute2f128_ps::<0x20>(u2, u6),
+                    _mm256_permute2f128_ps::<0x20>(u3, u7),
+                    _mm256_permute2f128_ps::<0x31>(u0, u4),
+                    _mm256_permute2f128_ps::<0x31>(u1, u5),
+                    _mm256_permute2f128_ps::<0x31>(u2, u6),
+                    _mm256_permute2f128_ps::<0x31>(u3, u7),
+                ];
+                for (i, c) in c.into_iter().enumerate() {
+                    _mm256_storeu_ps(out.as_mut_ptr().add((j + i) * rows + k), c);
+                }
+            }
         }
     }
 }
@@ -1211,47 +1306,44 @@ mod tests {
 
     #[test]
     fn sparse_layers_equal_the_dense_layer_member_by_member() {
-        // Two members 19 wide (one 16-wide block and a tail), 4 inputs of which 2 are zero,
-        // members' outputs 25 apart.
-        let (members, width, inputs, stride) = (2, 19, 4, 25);
+        // Two members 19 wide (one 16-wide block and a tail) side by side in one matrix,
+        // 4 inputs of which 2 are zero.
+        let (members, width, inputs) = (2, 19, 4);
         let row = members * width;
         let w: Vec<f32> = (0..inputs * row).map(|i| (i as f32 * 0.37).sin()).collect();
         let b: Vec<f32> = (0..row).map(|i| (i as f32 * 0.11).cos() - 0.5).collect();
         let input = [0.0, 2.0, 0.0, -1.5];
         let entries = [(1, 2.0), (3, -1.5)];
-        let mut out = vec![f32::NAN; stride + width];
-        let places = [Some(0), Some(stride)];
-        sparse_relu_layer(&mut out, &places, &b, &entries, &w, width);
         for m in 0..members {
+            let mut out = vec![f32::NAN; width];
+            let bias = &b[m * width..][..width];
+            sparse_relu_layer(&mut out, bias, &[&entries], &w[m * width..], row);
             let member_w: Vec<f32> = (0..inputs)
                 .flat_map(|k| w[k * row + m * width..][..width].to_vec())
                 .collect();
-            let mut dense = b[m * width..][..width].to_vec();
+            let mut dense = bias.to_vec();
             add_dense_rows(&mut dense, &input, &member_w);
             relu(&mut dense);
-            assert_eq!(out[m * stride..][..width], dense[..], "member {m}");
+            assert_eq!(out, dense, "member {m}");
             assert!(dense.iter().any(|&x| x > 0.0) && dense.contains(&0.0));
+            let j = 17; // in the tail
+            let by_hand = bias[j] + 2.0 * w[row + m * width + j] - 1.5 * w[3 * row + m * width + j];
+            assert_eq!(out[j], by_hand.max(0.0));
         }
-        assert!(
-            out[width..stride].iter().all(|x| x.is_nan()),
-            "wrote between members"
-        );
-        let (m, j) = (1, 17); // in the tail
-        let by_hand =
-            b[m * width + j] + 2.0 * w[row + m * width + j] - 1.5 * w[3 * row + m * width + j];
-        assert_eq!(out[stride + j], by_hand.max(0.0));
 
-        let deltas: Vec<f32> = (0..stride + width).map(|i| i as f32 * 0.25 - 3.0).collect();
+        // Member 1's gradient, twice for input 3: member 0's block and the zero inputs'
+        // rows stay untouched.
+        let delta: Vec<f32> = (0..width).map(|i| i as f32 * 0.25 - 3.0).collect();
         let mut g = vec![0.0f32; inputs * row];
-        scatter_sparse_layer(&mut g, row, &entries, &deltas, &places, width);
-        scatter_sparse_layer(&mut g, row, &entries[1..], &deltas, &places, width);
+        let twice = [&entries[..], &entries[1..]];
+        let deltas = [&delta[..], &delta[..]].concat();
+        scatter_sparse_layer(&mut g[width..], row, &twice, &deltas, width);
         for (k, &x) in input.iter().enumerate() {
-            for m in 0..members {
-                for j in 0..width {
-                    let once = x * deltas[m * stride + j];
-                    let expect = if k == 3 { once + once } else { once };
-                    assert_eq!(g[k * row + m * width + j], expect, "g[{k}] member {m}, {j}");
-                }
+            for j in 0..width {
+                let once = x * delta[j];
+                let expect = if k == 3 { once + once } else { once };
+                assert_eq!(g[k * row + width + j], expect, "g[{k}], {j}");
+                assert_eq!(g[k * row + j].to_bits(), 0, "member 0 got a gradient");
             }
         }
         assert!(g[..row]
@@ -1282,42 +1374,6 @@ mod tests {
                 }
             }
             assert_eq!(sums, plain, "width {width}");
-        }
-    }
-
-    /// A member without a place (a sample its bootstrap mask leaves out) is neither
-    /// computed nor given a gradient; the others get what they get with every member.
-    #[test]
-    fn sparse_layers_skip_members_without_a_place() {
-        let (members, width, inputs) = (3, 20, 5);
-        let row = members * width;
-        let w: Vec<f32> = (0..inputs * row).map(|i| (i as f32 * 0.29).cos()).collect();
-        let b: Vec<f32> = (0..row).map(|i| (i as f32 * 0.7).sin()).collect();
-        let entries = [(0, 1.5), (4, -0.5)];
-        let every = [Some(0), Some(width), Some(2 * width)];
-        let mut all = vec![0.0f32; row];
-        sparse_relu_layer(&mut all, &every, &b, &entries, &w, width);
-        // Member 1 is left out; member 2 goes where member 1 would have gone.
-        let some = [Some(0), None, Some(width)];
-        let mut out = vec![f32::NAN; row];
-        sparse_relu_layer(&mut out, &some, &b, &entries, &w, width);
-        assert_eq!(out[..width], all[..width]);
-        assert_eq!(out[width..2 * width], all[2 * width..]);
-        assert!(
-            out[2 * width..].iter().all(|x| x.is_nan()),
-            "wrote a third member"
-        );
-
-        let deltas: Vec<f32> = (0..row).map(|i| i as f32 - 30.0).collect();
-        let mut g = vec![0.0f32; inputs * row];
-        scatter_sparse_layer(&mut g, row, &entries, &deltas, &some, width);
-        for &(k, x) in &entries {
-            let g_row = &g[k as usize * row..][..row];
-            for j in 0..width {
-                assert_eq!(g_row[j], x * deltas[j]);
-                assert_eq!(g_row[width + j].to_bits(), 0, "member 1 got a gradient");
-                assert_eq!(g_row[2 * width + j], x * deltas[width + j]);
-            }
         }
     }
 
@@ -1567,6 +1623,21 @@ mod tests {
         let mut out = [f32::NAN; 4];
         transpose(&w, 3, &mut out);
         assert_eq!(out, [0.0, 3.0, 1.0, 4.0]);
+        // Blocks of 8 by 8 and the columns after them, as the stacked layers use it.
+        for (rows, cols, out_rows) in [(64, 64, 50), (16, 16, 3), (8, 32, 17), (64, 16, 16)] {
+            let w: Vec<f32> = (0..rows * cols).map(|i| i as f32).collect();
+            let mut out = vec![f32::NAN; out_rows * rows];
+            transpose(&w, cols, &mut out);
+            for j in 0..out_rows {
+                for k in 0..rows {
+                    assert_eq!(
+                        out[j * rows + k],
+                        w[k * cols + j],
+                        "{rows}x{cols}: ({j}, {k})"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

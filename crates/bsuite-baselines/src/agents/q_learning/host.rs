@@ -140,36 +140,45 @@ impl FirstLayer {
         }
     }
 
-    /// The `relu(b + Σ x_k w[k])` of every member with a place over the nonzero entries
-    /// of a stored observation, from the online weights or (`target`) the target's: member
-    /// `m`'s goes straight into its own activations, `out[places[m]..]`, with no row of
-    /// every member in between.
-    fn forward_sparse(
-        &self,
-        target: bool,
-        entries: &[Entry],
-        out: &mut [f32],
-        places: &[Option<usize>],
-    ) {
+    /// Member `m`'s `relu(b + Σ x_k w[k])` over the nonzero entries of stored
+    /// observations, from the online weights or (`target`) the target's, into the rows
+    /// of `out`.
+    fn forward(&self, target: bool, m: usize, inputs: &[&[Entry]], out: &mut [f32]) {
         let (w, b) = if target {
             (&self.target_w, &self.target_b)
         } else {
             (&self.w, &self.b)
         };
-        host::sparse_relu_layer(out, places, b, entries, w, self.member_width);
+        let block = m * self.member_width;
+        let b = &b[block..][..self.member_width];
+        host::sparse_relu_layer(out, b, inputs, &w[block..], self.width);
     }
 
-    /// Adds one sample's weight gradients: member `m`'s output gradient is
-    /// `deltas[places[m]..]`, `member_width` long, for every member with a place.
-    fn accumulate_grad(&mut self, entries: &[Entry], deltas: &[f32], places: &[Option<usize>]) {
-        host::scatter_sparse_layer(
-            &mut self.grad_w,
-            self.width,
-            entries,
-            deltas,
-            places,
-            self.member_width,
-        );
+    /// Adds member `m`'s weight gradients for samples whose output gradients are the rows
+    /// of `deltas`; [`FirstLayer::touch`] marks the samples' rows.
+    fn accumulate_grad(&mut self, m: usize, inputs: &[&[Entry]], deltas: &[f32]) {
+        let block = m * self.member_width;
+        let (g, width) = (&mut self.grad_w[block..], self.member_width);
+        host::scatter_sparse_layer(g, self.width, inputs, deltas, width);
+    }
+
+    /// Asks the CPU to fetch member `m`'s blocks of the rows this step touches (its
+    /// weights, its target's and its gradients) into L2, while an earlier member computes:
+    /// sparse rows are gathers no hardware prefetcher foresees. A hint only.
+    fn prefetch(&self, m: usize) {
+        let block = m * self.member_width;
+        for &k in &self.touched {
+            let at = k as usize * self.width + block;
+            for values in [&self.w, &self.target_w, &self.grad_w] {
+                for line in values[at..at + self.member_width].chunks(16) {
+                    host::prefetch(&line[0], false);
+                }
+            }
+        }
+    }
+
+    /// Marks the rows of a sample's nonzero entries as having a gradient this step.
+    fn touch(&mut self, entries: &[Entry]) {
         for &(k, _) in entries {
             let row = &mut self.rows[k as usize];
             if !row.touched {
@@ -493,22 +502,19 @@ struct Stack {
     /// Activations when acting, `layout.acts_len(1)` floats a replica (an ensemble acts
     /// through its active member's snapshot instead).
     act: Vec<f32>,
-    /// Online activations of the sampled `o_tm1` of one replica's members,
-    /// `layout.acts_len(batch)` floats a member.
+    /// Online activations of the sampled `o_tm1` of the member learning,
+    /// `layout.acts_len(batch)` floats, reused by every member in turn...
     online: Vec<f32>,
-    /// Target activations of the sampled `o_t`, as `online`.
+    /// ...its target activations of the sampled `o_t`, as `online`...
     target_act: Vec<f32>,
-    /// Loss gradients with respect to `online`, as `online`.
+    /// ...and its loss gradients with respect to `online`, as `online`.
     delta: Vec<f32>,
     /// One slot's weights of one layer, transposed, for the backward pass.
     w_t: Vec<f32>,
     /// The samples each member learns from (those its bootstrap mask takes, in batch
-    /// order), `batch` entries a member of which the first `sample_counts[m]` are live...
+    /// order), `batch` entries a member of which the first `sample_counts[m]` are live.
     member_samples: Vec<usize>,
     sample_counts: Vec<usize>,
-    /// ...and, per sample and member, where the sample's row starts in the member's
-    /// activations (`None` when the member leaves it out), `members` entries a sample.
-    places: Vec<Option<usize>>,
 }
 
 /// DQN or bootstrapped DQN replicas in lockstep on the CPU (see the module docs); a
@@ -793,7 +799,6 @@ impl DqnReplicas {
         let (d0, row) = (layout.dims[0], layout.row);
         let layers = layout.layers();
         let out = layout.dims[layers];
-        let slot_len = layout.acts_len(batch);
         // Every replica's sample first, then its transitions fetched in overlapping
         // stages: random replay reads are cache misses, and this way they queue at once.
         for replica in &mut self.replicas {
@@ -836,11 +841,12 @@ impl DqnReplicas {
             w_t,
             member_samples,
             sample_counts,
-            places,
             ..
         } = &mut self.stack;
-        // Replica by replica, and within one member by member: a member's activations,
-        // gradients and optimiser state stay in cache from its forward pass to its update.
+        // Replica by replica, and within one member by member, each member from its first
+        // layer to its update: one member's activations, gradients and optimiser state,
+        // in buffers every member reuses, stay in cache from its forward pass to its
+        // update.
         for (r, replica) in self.replicas.iter_mut().enumerate() {
             let Replica {
                 replay,
@@ -855,44 +861,34 @@ impl DqnReplicas {
             } = replica;
             let num_actions = *num_actions;
             let width = members * num_actions;
-            // An ensemble's priors and masks of each sample, looked up once for all members.
-            let extras: Vec<&[f32]> = match ensemble {
-                Some(_) => indices.iter().map(|&i| replay.get(i).extra).collect(),
-                None => Vec::new(),
-            };
+            let sampled: Vec<_> = indices.iter().map(|&i| replay.get(i)).collect();
+            let (mut inputs_tm1, mut inputs_t) = (Vec::new(), Vec::new());
             // Each member learns from the samples its bootstrap mask takes, and only from
             // them: a sample it leaves out adds an exact zero to every sum of the member's
             // step (its loss term is multiplied by 0), so leaving it out of the member's
             // rows changes no bit and saves its share of the work (half, at bsuite's mask
             // probability of 0.5). DQN's one member takes every sample.
             sample_counts.fill(0);
-            for b in 0..batch {
-                for m in 0..members {
-                    let takes = extras
-                        .get(b)
-                        .is_none_or(|extra| extra[2 * width + m] != 0.0);
-                    places[b * members + m] = takes.then(|| {
-                        let row = sample_counts[m];
-                        member_samples[m * batch + row] = b;
-                        sample_counts[m] += 1;
-                        m * slot_len + row * d0
-                    });
-                }
-            }
-            for (b, &slot) in indices.iter().enumerate() {
-                let t = replay.get(slot);
+            for (b, t) in sampled.iter().enumerate() {
                 (actions[b], rewards[b], discounts[b]) = (t.action, t.reward, t.discount);
-                // Member m's row of the sample, in its own activations.
-                let places = &places[b * members..][..members];
-                first.forward_sparse(false, t.o_tm1, online, places);
-                first.forward_sparse(true, t.o_t, target_act, places);
+                let mut taken = false;
+                for m in 0..members {
+                    if ensemble.is_none() || t.extra[2 * width + m] != 0.0 {
+                        member_samples[m * batch + sample_counts[m]] = b;
+                        sample_counts[m] += 1;
+                        taken = true;
+                    }
+                }
+                if taken {
+                    first.touch(t.o_tm1);
+                }
             }
             // Before the first target update the targets' priors are their own.
             if let Some(e) = ensemble.as_mut().filter(|e| !e.targets_synced) {
                 e.target_prior_values.resize(batch * width, 0.0);
-                for (b, &slot) in indices.iter().enumerate() {
+                for (b, t) in sampled.iter().enumerate() {
                     e.dense.fill(0.0);
-                    for &(k, x) in replay.get(slot).o_t {
+                    for &(k, x) in t.o_t {
                         e.dense[k as usize] = x;
                     }
                     Ensemble::prior_values(
@@ -904,14 +900,22 @@ impl DqnReplicas {
                     );
                 }
             }
+            first.prefetch(0);
             for m in 0..members {
+                if m + 1 < members {
+                    first.prefetch(m + 1);
+                }
                 let s = r * members + m;
                 let rows = sample_counts[m];
                 let samples = &member_samples[m * batch..][..rows];
-                let acts = &mut online[m * slot_len..][..slot_len];
-                let target_acts = &mut target_act[m * slot_len..][..slot_len];
-                forward_slot(layout, &params[s * row..][..row], acts, rows, order);
-                forward_slot(layout, &target[s * row..][..row], target_acts, rows, order);
+                inputs_tm1.clear();
+                inputs_tm1.extend(samples.iter().map(|&b| sampled[b].o_tm1));
+                inputs_t.clear();
+                inputs_t.extend(samples.iter().map(|&b| sampled[b].o_t));
+                first.forward(false, m, &inputs_tm1, &mut online[..rows * d0]);
+                first.forward(true, m, &inputs_t, &mut target_act[..rows * d0]);
+                forward_slot(layout, &params[s * row..][..row], online, rows, order);
+                forward_slot(layout, &target[s * row..][..row], target_act, rows, order);
 
                 // The loss Σ_m mean_b m_mb·(y_b − Q_m(o_tm1, a_b))², y = r + γ·d·max_a
                 // Q'_m(o_t, a), as rlax.q_learning (no 0.5 factor): its gradient is
@@ -919,12 +923,11 @@ impl DqnReplicas {
                 // B is the whole batch). An ensemble's Q and Q' include the members'
                 // scaled priors.
                 let last = layout.act_offset(layers, rows);
-                let q = &acts[last..][..rows * out];
-                let q_t = &target_acts[last..][..rows * out];
-                let deltas = &mut delta[m * slot_len..][..slot_len];
+                let q = &online[last..][..rows * out];
+                let q_t = &target_act[last..][..rows * out];
                 for (at, &b) in (0..).step_by(out).zip(samples) {
                     let a = actions[b];
-                    let d = &mut deltas[last + at..][..out];
+                    let d = &mut delta[last + at..][..out];
                     d.fill(0.0);
                     let Some(e) = ensemble.as_ref() else {
                         let max_q = q_t[at..at + num_actions]
@@ -935,7 +938,7 @@ impl DqnReplicas {
                         d[a] = (q[at + a] - y) * scale;
                         continue;
                     };
-                    let extra = extras[b];
+                    let extra = sampled[b].extra;
                     let member = m * num_actions..(m + 1) * num_actions;
                     let prior_tm1 = &extra[member.clone()];
                     let prior_t = if e.targets_synced {
@@ -959,7 +962,7 @@ impl DqnReplicas {
                 }
                 let p = &mut params[s * row..][..row];
                 let g = &mut grad[s * row..][..row];
-                backward_slot(layout, p, g, acts, deltas, w_t, rows, num_actions);
+                backward_slot(layout, p, g, online, delta, w_t, rows, num_actions);
                 optimise_slot(
                     layout,
                     p,
@@ -968,20 +971,10 @@ impl DqnReplicas {
                     g,
                     step,
                 );
-            }
-            // The first layer's gradients (member m's of a sample is the sample's row of its
-            // own input gradient), then its update.
-            for m in 0..members {
-                host::column_sums(
-                    &mut first.grad_b[m * d0..(m + 1) * d0],
-                    &delta[m * slot_len..][..sample_counts[m] * d0],
-                );
-            }
-            for (b, &slot) in indices.iter().enumerate() {
-                let places = &places[b * members..][..members];
-                if places.iter().any(Option::is_some) {
-                    first.accumulate_grad(replay.get(slot).o_tm1, delta, places);
-                }
+                // The first layer's gradients: the member's input gradient of a sample's
+                // row is its output gradient there.
+                host::column_sums(&mut first.grad_b[m * d0..(m + 1) * d0], &delta[..rows * d0]);
+                first.accumulate_grad(m, &inputs_tm1, &delta[..rows * d0]);
             }
             first.step(step, self.sgd_steps);
         }
@@ -1118,7 +1111,7 @@ fn backward_slot(
 impl Stack {
     fn new(layout: &Layout, replicas: usize, members: usize, batch: usize) -> Self {
         let flat = || vec![0.0f32; replicas * members * layout.row];
-        let sgd_acts = || vec![0.0f32; members * layout.acts_len(batch)];
+        let sgd_acts = || vec![0.0f32; layout.acts_len(batch)];
         let widest = layout.dims.iter().max().expect("layers");
         Stack {
             params: flat(),
@@ -1133,7 +1126,6 @@ impl Stack {
             w_t: vec![0.0; widest * widest],
             member_samples: vec![0; members * batch],
             sample_counts: vec![0; members],
-            places: vec![None; batch * members],
         }
     }
 
@@ -1514,7 +1506,8 @@ mod tests {
                     *g += x * d;
                 }
             }
-            lazy.accumulate_grad(&entries, &delta, &[Some(0)]);
+            lazy.accumulate_grad(0, &[&entries], &delta);
+            lazy.touch(&entries);
             lazy.grad_b.copy_from_slice(&delta);
             let step = OptStep::new(optimizer, 1e-3, t);
             lazy.step(step, t);

@@ -8,7 +8,7 @@
 
 use bsuite_envs::RandomState;
 
-use crate::host::Entry;
+use crate::host::{prefetch, Entry};
 
 /// A queue in one contiguous buffer: pushed at the back, dropped from the front, compacted
 /// now and then, so that any run of items is one slice.
@@ -259,25 +259,27 @@ impl SparseReplay {
         for &slot in slots {
             match stage {
                 0 => {
-                    prefetch(&self.frame_tm1[slot]);
-                    prefetch(&self.frame_t[slot]);
-                    prefetch(&self.actions[slot]);
-                    prefetch(&self.rewards[slot]);
-                    prefetch(&self.discounts[slot]);
-                    if self.extra_width > 0 {
-                        prefetch(&self.extras[slot * self.extra_width]);
+                    prefetch(&self.frame_tm1[slot], true);
+                    prefetch(&self.frame_t[slot], true);
+                    prefetch(&self.actions[slot], true);
+                    prefetch(&self.rewards[slot], true);
+                    prefetch(&self.discounts[slot], true);
+                    // Every line of the side data: an ensemble reads all of it.
+                    let extra = &self.extras[slot * self.extra_width..][..self.extra_width];
+                    for line in extra.chunks(16) {
+                        prefetch(&line[0], true);
                     }
                 }
                 1 => {
                     for id in [self.frame_tm1[slot], self.frame_t[slot]] {
                         let i = (id - self.frames.frames_base) as usize;
-                        prefetch(&self.frames.frames.items[self.frames.frames.head + i]);
+                        prefetch(&self.frames.frames.items[self.frames.frames.head + i], true);
                     }
                 }
                 _ => {
                     for id in [self.frame_tm1[slot], self.frame_t[slot]] {
                         if let Some(first) = self.frames.get(id).first() {
-                            prefetch(first);
+                            prefetch(first, true);
                         }
                     }
                 }
@@ -302,20 +304,6 @@ impl SparseReplay {
     fn entries_held(&self) -> usize {
         self.frames.entries.len()
     }
-}
-
-/// A hint to fetch the cache line holding `value`.
-#[inline(always)]
-fn prefetch<T>(value: &T) {
-    // SAFETY: SSE is part of x86_64, and a prefetch reads nothing.
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            (value as *const T).cast(),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
 }
 
 #[cfg(test)]
