@@ -375,6 +375,9 @@ struct Ensemble {
     /// target update, `[batch × members × actions]`.
     dense: Vec<f32>,
     target_prior_values: Vec<f32>,
+    /// Scratch: the side data of the samples each member takes, member by member in the
+    /// order of its rows, `[prior_tm1, prior_t, noise]` a row (see [`Ensemble::gather`]).
+    by_member: Vec<f32>,
 }
 
 impl Ensemble {
@@ -386,6 +389,49 @@ impl Ensemble {
 
     fn noisy(&self) -> bool {
         self.noise_scale > 0.0
+    }
+
+    /// Floats of a row of [`Ensemble::by_member`]: both priors of a member and its noise.
+    fn by_member_width(num_actions: usize) -> usize {
+        2 * num_actions + 1
+    }
+
+    /// Copies member `m`'s side data of a sample (`extra`, sample `b` of the batch, with
+    /// `actions` actions) to its `row` in `by_member`: a member's loss then reads its rows
+    /// in order, where reading them from each sample's side data took a cache miss a row.
+    fn gather(
+        &mut self,
+        m: usize,
+        row: usize,
+        b: usize,
+        batch: usize,
+        extra: &[f32],
+        actions: usize,
+    ) {
+        let members = self.mask.len();
+        let width = members * actions;
+        let own = m * actions..(m + 1) * actions;
+        let stride = Self::by_member_width(actions);
+        let noise = if self.noisy() {
+            extra[2 * width + members + m]
+        } else {
+            0.0
+        };
+        let to = &mut self.by_member[(m * batch + row) * stride..][..stride];
+        let prior_t = if self.targets_synced {
+            &extra[width..2 * width]
+        } else {
+            &self.target_prior_values[b * width..(b + 1) * width]
+        };
+        // Element by element: a few floats, for which a call to `memcpy` cost more than
+        // the copy.
+        let (tm1, t) = (&extra[own.clone()], &prior_t[own]);
+        #[allow(clippy::manual_memcpy)]
+        for i in 0..actions {
+            to[i] = tm1[i];
+            to[actions + i] = t[i];
+        }
+        to[2 * actions] = noise;
     }
 
     /// Every member's scaled prior values of `observation`, `[members × actions]`.
@@ -669,6 +715,7 @@ impl DqnReplicas {
                 acts,
                 dense: vec![0.0; obs_len],
                 target_prior_values: Vec::new(),
+                by_member: Vec::new(),
             }
         });
         let batch = self.config.batch_size;
@@ -863,26 +910,6 @@ impl DqnReplicas {
             let width = members * num_actions;
             let sampled: Vec<_> = indices.iter().map(|&i| replay.get(i)).collect();
             let (mut inputs_tm1, mut inputs_t) = (Vec::new(), Vec::new());
-            // Each member learns from the samples its bootstrap mask takes, and only from
-            // them: a sample it leaves out adds an exact zero to every sum of the member's
-            // step (its loss term is multiplied by 0), so leaving it out of the member's
-            // rows changes no bit and saves its share of the work (half, at bsuite's mask
-            // probability of 0.5). DQN's one member takes every sample.
-            sample_counts.fill(0);
-            for (b, t) in sampled.iter().enumerate() {
-                (actions[b], rewards[b], discounts[b]) = (t.action, t.reward, t.discount);
-                let mut taken = false;
-                for m in 0..members {
-                    if ensemble.is_none() || t.extra[2 * width + m] != 0.0 {
-                        member_samples[m * batch + sample_counts[m]] = b;
-                        sample_counts[m] += 1;
-                        taken = true;
-                    }
-                }
-                if taken {
-                    first.touch(t.o_tm1);
-                }
-            }
             // Before the first target update the targets' priors are their own.
             if let Some(e) = ensemble.as_mut().filter(|e| !e.targets_synced) {
                 e.target_prior_values.resize(batch * width, 0.0);
@@ -898,6 +925,36 @@ impl DqnReplicas {
                         &mut e.acts,
                         &mut e.target_prior_values[b * width..(b + 1) * width],
                     );
+                }
+            }
+            if let Some(e) = ensemble.as_mut() {
+                let len = members * batch * Ensemble::by_member_width(num_actions);
+                e.by_member.resize(len, 0.0);
+            }
+            // Each member learns from the samples its bootstrap mask takes, and only from
+            // them: a sample it leaves out adds an exact zero to every sum of the member's
+            // step (its loss term is multiplied by 0), so leaving it out of the member's
+            // rows changes no bit and saves its share of the work (half, at bsuite's mask
+            // probability of 0.5). DQN's one member takes every sample.
+            sample_counts.fill(0);
+            for (b, t) in sampled.iter().enumerate() {
+                (actions[b], rewards[b], discounts[b]) = (t.action, t.reward, t.discount);
+                let mut taken = false;
+                for m in 0..members {
+                    let row = sample_counts[m];
+                    match ensemble.as_mut() {
+                        Some(e) if t.extra[2 * width + m] != 0.0 => {
+                            e.gather(m, row, b, batch, t.extra, num_actions)
+                        }
+                        Some(_) => continue,
+                        None => {}
+                    }
+                    member_samples[m * batch + row] = b;
+                    sample_counts[m] += 1;
+                    taken = true;
+                }
+                if taken {
+                    first.touch(t.o_tm1);
                 }
             }
             first.prefetch(0);
@@ -925,8 +982,8 @@ impl DqnReplicas {
                 let last = layout.act_offset(layers, rows);
                 let q = &online[last..][..rows * out];
                 let q_t = &target_act[last..][..rows * out];
-                for (at, &b) in (0..).step_by(out).zip(samples) {
-                    let a = actions[b];
+                for (row, &b) in samples.iter().enumerate() {
+                    let (a, at) = (actions[b], row * out);
                     let d = &mut delta[last + at..][..out];
                     d.fill(0.0);
                     let Some(e) = ensemble.as_ref() else {
@@ -938,14 +995,9 @@ impl DqnReplicas {
                         d[a] = (q[at + a] - y) * scale;
                         continue;
                     };
-                    let extra = sampled[b].extra;
-                    let member = m * num_actions..(m + 1) * num_actions;
-                    let prior_tm1 = &extra[member.clone()];
-                    let prior_t = if e.targets_synced {
-                        &extra[width..2 * width][member]
-                    } else {
-                        &e.target_prior_values[b * width..(b + 1) * width][member]
-                    };
+                    let stride = Ensemble::by_member_width(num_actions);
+                    let side = &e.by_member[(m * batch + row) * stride..][..stride];
+                    let (prior_tm1, prior_t) = side.split_at(num_actions);
                     let max_q = q_t[at..at + num_actions]
                         .iter()
                         .zip(prior_t)
@@ -953,7 +1005,7 @@ impl DqnReplicas {
                         .fold(f32::NEG_INFINITY, f32::max);
                     // The member's reward noise, if any, joins the reward first.
                     let reward = if e.noisy() {
-                        rewards[b] + extra[2 * width + members + m]
+                        rewards[b] + side[2 * num_actions]
                     } else {
                         rewards[b]
                     };
