@@ -11,8 +11,9 @@
 //! and each member's block is read with the matrix's row stride, straight into the member's
 //! activations. The later layers' products run slot by slot on the host ([`host::matmul`]),
 //! forward and backward written out by hand: no autograd graph, and no LibTorch call in a
-//! step. An SGD step runs member by member (forward, loss, backward and update back to
-//! back), so that a member's data stays in cache. A member's step runs over the samples its
+//! step. An SGD step runs member by member (first layer, forward, loss, backward, update
+//! and first-layer gradients back to back, in one set of buffers every member reuses), so
+//! that a member's data stays in cache. A member's step runs over the samples its
 //! bootstrap mask takes only: a sample it leaves out adds exact zeros to the member's sums,
 //! so leaving it out changes no bit. The optimiser (Adam, SGD or RMSProp), ReLU
 //! and the loss are host loops too. Prior networks are fixed, so their values are computed
