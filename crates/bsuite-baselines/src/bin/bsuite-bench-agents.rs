@@ -118,9 +118,14 @@ struct Cost {
     /// runs between two of this replica's.
     streamed_bytes: f64,
     /// Bytes read again within the same step (a weight read by the forward pass and again
-    /// by the backward, a recurrent matrix read at every row), from the level one
-    /// replica's working set fits in.
+    /// by the backward), from the level one replica's working set fits in.
     reread_bytes: f64,
+    /// Bytes of a recurrent matrix read again at every row of an unroll, forward and
+    /// backward, from the level the matrix itself fits in: between two of its reads a row
+    /// touches only it and that row's activations.
+    recurrent_bytes: f64,
+    /// The recurrent matrix's own bytes (0 without one).
+    recurrent_set: f64,
     /// Bytes of the replica's parameters, gradients and Adam moments.
     working_set: f64,
     /// Parameters Adam updates (per agent step): each costs a square root and a division,
@@ -195,6 +200,7 @@ fn cost_model(
                 reread_bytes: members * SGD_REREAD_BYTES_PER_PARAM * params,
                 working_set: (WORKING_SET_BYTES_PER_PARAM + 4.0) * params * members,
                 optimizer_params: members * params,
+                ..Cost::default()
             })
         }
         "actor_critic" | "actor_critic_rnn" => {
@@ -222,11 +228,14 @@ fn cost_model(
             let rows = t + 1.0;
             let sgd_flops = 2.0 * macs * rows + 4.0 * macs * rows;
             // The recurrent weights are read again for every row, forward and backward.
-            let recurrent_bytes = 4.0 * f(lstm * 4 * lstm) * 2.0 * (rows - 1.0);
+            let recurrent_set = 4.0 * f(lstm * 4 * lstm);
+            let recurrent_bytes = recurrent_set * 2.0 * (rows - 1.0);
             Some(Cost {
                 flops: 2.0 * macs + sgd_flops / t,
                 streamed_bytes: 4.0 * params + SGD_STREAMED_BYTES_PER_PARAM * params / t,
-                reread_bytes: (SGD_REREAD_BYTES_PER_PARAM * params + recurrent_bytes) / t,
+                reread_bytes: SGD_REREAD_BYTES_PER_PARAM * params / t,
+                recurrent_bytes: recurrent_bytes / t,
+                recurrent_set,
                 working_set: WORKING_SET_BYTES_PER_PARAM * params,
                 optimizer_params: params / t,
             })
@@ -317,8 +326,11 @@ impl Machine {
     fn floor(&mut self, cost: Cost, replicas: usize) -> (f64, &'static str) {
         let batch_set = cost.working_set * replicas as f64;
         let compute = cost.flops / self.matmul_flops;
-        let memory = cost.streamed_bytes / self.bandwidth(batch_set)
+        let mut memory = cost.streamed_bytes / self.bandwidth(batch_set)
             + cost.reread_bytes / self.bandwidth(cost.working_set);
+        if cost.recurrent_bytes > 0.0 {
+            memory += cost.recurrent_bytes / self.bandwidth(cost.recurrent_set);
+        }
         let optimizer = (cost.optimizer_params / self.adam_params_per_s)
             .max(cost.optimizer_params * OPTIMIZER_BYTES_PER_PARAM / self.bandwidth(batch_set));
         let bound = if compute >= memory {
