@@ -1309,8 +1309,8 @@ mod tests {
 
     #[test]
     fn sparse_layers_equal_the_dense_layer_member_by_member() {
-        // Two members 19 wide (one 16-wide block and a tail) side by side in one matrix,
-        // 4 inputs of which 2 are zero.
+        // Two members 19 wide (a width the register rows do not take) side by side in one
+        // matrix, 4 inputs of which 2 are zero.
         let (members, width, inputs) = (2, 19, 4);
         let row = members * width;
         let w: Vec<f32> = (0..inputs * row).map(|i| (i as f32 * 0.37).sin()).collect();
@@ -1353,6 +1353,45 @@ mod tests {
             .iter()
             .chain(&g[2 * row..3 * row])
             .all(|x| x.to_bits() == 0));
+    }
+
+    /// A batch of rows through [`sparse_relu_layer`], at the widths summed in registers
+    /// and at one that is not, equals each row's dense layer, row by row (an empty input
+    /// gives `relu(b)`).
+    #[test]
+    fn sparse_layer_rows_equal_the_dense_layer_at_every_width() {
+        let inputs = 6;
+        for width in [16, 32, 48, 64, 19] {
+            let stride = 3 * width;
+            let w: Vec<f32> = (0..inputs * stride)
+                .map(|i| (i as f32 * 0.23).sin())
+                .collect();
+            let b: Vec<f32> = (0..width).map(|i| (i as f32 * 0.31).cos() - 0.4).collect();
+            let rows: [&[Entry]; 3] = [
+                &[(0, 1.0), (5, -2.0)],
+                &[],
+                &[(2, 0.5), (3, 1.5), (4, -1.0)],
+            ];
+            let mut out = vec![f32::NAN; rows.len() * width];
+            sparse_relu_layer(&mut out, &b, &rows, &w[width..], stride);
+            let member_w: Vec<f32> = (0..inputs)
+                .flat_map(|k| w[k * stride + width..][..width].to_vec())
+                .collect();
+            for (r, entries) in rows.iter().enumerate() {
+                let mut dense_input = vec![0.0f32; inputs];
+                for &(k, x) in *entries {
+                    dense_input[k as usize] = x;
+                }
+                let mut dense = b.clone();
+                add_dense_rows(&mut dense, &dense_input, &member_w);
+                relu(&mut dense);
+                assert_eq!(
+                    out[r * width..][..width],
+                    dense[..],
+                    "width {width}, row {r}"
+                );
+            }
+        }
     }
 
     /// Column sums in registers add each column's rows in order, as a running sum stored
