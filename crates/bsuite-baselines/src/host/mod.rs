@@ -294,25 +294,107 @@ kernel! {
     }
 }
 
+/// A batch's sparse entries grouped by input, rows in order within an input: what
+/// [`scatter_sparse_layer`] walks. Kept between calls, so that grouping allocates nothing.
+#[derive(Default)]
+pub(crate) struct EntriesByInput {
+    /// Input `k`'s entries are `entries[starts[k]..starts[k + 1]]`.
+    starts: Vec<u32>,
+    /// `(row, value)`.
+    entries: Vec<(u32, f32)>,
+}
+
+impl EntriesByInput {
+    /// Groups the entries of `inputs` (row `r` is `inputs[r]`) by input, in one counting
+    /// sort that keeps the rows' order.
+    pub(crate) fn group(&mut self, inputs: &[&[Entry]]) {
+        // A row's entries are in index order, so its last one has its largest index.
+        let n = inputs
+            .iter()
+            .filter_map(|row| row.last())
+            .map(|&(k, _)| k as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let starts = &mut self.starts;
+        starts.clear();
+        starts.resize(n + 1, 0);
+        for &(k, _) in inputs.iter().flat_map(|row| row.iter()) {
+            starts[k as usize + 1] += 1;
+        }
+        for k in 0..n {
+            starts[k + 1] += starts[k];
+        }
+        self.entries.clear();
+        self.entries.resize(starts[n] as usize, (0, 0.0));
+        // `starts[k]` serves as input k's cursor, which ends at `k + 1`'s start; shifting
+        // the cursors up by one input restores the starts.
+        for (r, row) in inputs.iter().enumerate() {
+            for &(k, x) in *row {
+                let at = &mut starts[k as usize];
+                self.entries[*at as usize] = (r as u32, x);
+                *at += 1;
+            }
+        }
+        starts.copy_within(0..n, 1);
+        starts[0] = 0;
+    }
+}
+
 kernel! {
     /// The weight gradient of [`sparse_relu_layer`] over a batch, rows in order:
-    /// `g[k] += x_k · δ_r` for every entry `(k, x_k)` of `inputs[r]`, where `δ_r` is row
-    /// `r` of `deltas` (rows `width` wide) and `g[k]` is `g[k·stride..][..width]`.
+    /// `g[k] += x_k · δ_r` for every entry `(k, x_k)` of every row `r` (`inputs`, grouped),
+    /// where `δ_r` is row `r` of `deltas` (rows `width` wide) and `g[k]` is
+    /// `g[k·stride..][..width]`. Input by input, each `g[k]` summed in registers over its
+    /// rows: each of its sums adds the same terms in the same order as row by row, where
+    /// every addition waited on the store of the last.
     pub(crate) fn scatter_sparse_layer(
         g: &mut [f32],
         stride: usize,
-        inputs: &[&[Entry]],
+        inputs: &EntriesByInput,
         deltas: &[f32],
         width: usize,
     ) {
-        for (delta, entries) in deltas.chunks_exact(width).zip(inputs) {
-            for &(k, x) in *entries {
-                let g = &mut g[k as usize * stride..][..width];
-                for (gj, &dj) in g.iter_mut().zip(delta) {
-                    *gj += x * dj;
+        for (k, bounds) in inputs.starts.windows(2).enumerate() {
+            let rows = &inputs.entries[bounds[0] as usize..bounds[1] as usize];
+            if rows.is_empty() {
+                continue;
+            }
+            let g = &mut g[k * stride..][..width];
+            match width {
+                16 => scatter_input::<1>(g, rows, deltas),
+                32 => scatter_input::<2>(g, rows, deltas),
+                48 => scatter_input::<3>(g, rows, deltas),
+                64 => scatter_input::<4>(g, rows, deltas),
+                _ => {
+                    for &(r, x) in rows {
+                        let delta = &deltas[r as usize * width..][..width];
+                        for (gj, &dj) in g.iter_mut().zip(delta) {
+                            *gj += x * dj;
+                        }
+                    }
                 }
             }
         }
+    }
+}
+
+/// One input's gradient row of [`scatter_sparse_layer`], `N` blocks of 16 wide, summed
+/// in registers over the rows that have the input.
+#[inline(always)]
+fn scatter_input<const N: usize>(g: &mut [f32], rows: &[(u32, f32)], deltas: &[f32]) {
+    let g: &mut [f32] = &mut g[..16 * N];
+    let mut acc: [[f32; 16]; N] =
+        std::array::from_fn(|v| g[16 * v..][..16].try_into().expect("16 floats"));
+    for &(r, x) in rows {
+        let delta = &deltas[r as usize * 16 * N..][..16 * N];
+        for (v, acc) in acc.iter_mut().enumerate() {
+            for (a, &d) in acc.iter_mut().zip(&delta[16 * v..16 * v + 16]) {
+                *a += x * d;
+            }
+        }
+    }
+    for (v, acc) in acc.into_iter().enumerate() {
+        g[16 * v..][..16].copy_from_slice(&acc);
     }
 }
 
@@ -1340,7 +1422,9 @@ mod tests {
         let mut g = vec![0.0f32; inputs * row];
         let twice = [&entries[..], &entries[1..]];
         let deltas = [&delta[..], &delta[..]].concat();
-        scatter_sparse_layer(&mut g[width..], row, &twice, &deltas, width);
+        let mut grouped = EntriesByInput::default();
+        grouped.group(&twice);
+        scatter_sparse_layer(&mut g[width..], row, &grouped, &deltas, width);
         for (k, &x) in input.iter().enumerate() {
             for j in 0..width {
                 let once = x * delta[j];
@@ -1355,9 +1439,54 @@ mod tests {
             .all(|x| x.to_bits() == 0));
     }
 
+    /// The gradient of a batch, input by input in registers, adds each input's terms in
+    /// the rows' order, as adding row by row into memory does, bit for bit: at the widths
+    /// summed in registers and one that is not, with inputs that rows share, skip or take
+    /// alone, an empty row, and a grouping reused for a smaller batch.
+    #[test]
+    fn the_sparse_gradient_adds_rows_in_order_at_every_width() {
+        let batches: [&[&[Entry]]; 2] = [
+            &[
+                &[(0, 1.0), (5, -2.0)],
+                &[],
+                &[(0, 0.5), (3, 1.5), (5, -1.0)],
+                &[(0, -0.25), (2, 3.0), (5, 0.125)],
+            ],
+            &[&[(1, 0.75)], &[(0, -1.25), (1, 2.5)]],
+        ];
+        let mut grouped = EntriesByInput::default();
+        for width in [16, 32, 48, 64, 19] {
+            let stride = 2 * width;
+            for rows in batches {
+                let deltas: Vec<f32> = (0..rows.len() * width)
+                    .map(|i| (i as f32 * 0.29).sin())
+                    .collect();
+                let start: Vec<f32> = (0..6 * stride).map(|i| (i as f32 * 0.13).cos()).collect();
+                let mut g = start.clone();
+                grouped.group(rows);
+                scatter_sparse_layer(&mut g[width..], stride, &grouped, &deltas, width);
+                let mut by_row = start;
+                for (r, entries) in rows.iter().enumerate() {
+                    for &(k, x) in *entries {
+                        for j in 0..width {
+                            by_row[k as usize * stride + width + j] += x * deltas[r * width + j];
+                        }
+                    }
+                }
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&g),
+                    bits(&by_row),
+                    "width {width}, {} rows",
+                    rows.len()
+                );
+            }
+        }
+    }
+
     /// A batch of rows through [`sparse_relu_layer`], at the widths summed in registers
     /// and at one that is not, equals each row's dense layer, row by row (an empty input
-    /// gives `relu(b)`).
+    /// gives `relu(b)`), rows that share their inputs and rows that do not.
     #[test]
     fn sparse_layer_rows_equal_the_dense_layer_at_every_width() {
         let inputs = 6;
@@ -1367,10 +1496,19 @@ mod tests {
                 .map(|i| (i as f32 * 0.23).sin())
                 .collect();
             let b: Vec<f32> = (0..width).map(|i| (i as f32 * 0.31).cos() - 0.4).collect();
-            let rows: [&[Entry]; 3] = [
+            let rows: [&[Entry]; 12] = [
                 &[(0, 1.0), (5, -2.0)],
+                &[(0, 0.5), (5, 3.0)],
+                &[(0, -1.0), (5, 0.25)],
+                &[(0, 2.0), (5, -0.5)],
                 &[],
                 &[(2, 0.5), (3, 1.5), (4, -1.0)],
+                &[(2, -0.5), (3, 0.5), (4, 1.0)],
+                &[(2, 1.25), (3, -1.5), (4, 0.75)],
+                &[(1, 1.0)],
+                &[(1, -2.0), (2, 1.0)],
+                &[(1, 0.5), (2, -1.0)],
+                &[(1, 3.0)],
             ];
             let mut out = vec![f32::NAN; rows.len() * width];
             sparse_relu_layer(&mut out, &b, &rows, &w[width..], stride);

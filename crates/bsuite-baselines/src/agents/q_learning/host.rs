@@ -39,7 +39,7 @@ use crate::agents::q_learning::sparse_replay::SparseReplay;
 use crate::config::Optimizer;
 use crate::host::dense::{Linear, Mlp, Params};
 use crate::host::truncated_normal;
-use crate::host::{self, pad16, AdamStep, Entry, OptStep, ReplicaSpec};
+use crate::host::{self, pad16, AdamStep, EntriesByInput, Entry, OptStep, ReplicaSpec};
 
 /// The first layer of one replica, on the host: `[obs_len, width]` weights.
 ///
@@ -73,6 +73,8 @@ struct FirstLayer {
     grad_b: Vec<f32>,
     /// Rows of `grad_w` written this step.
     touched: Vec<u32>,
+    /// A member's batch grouped by input, for its gradient.
+    by_input: EntriesByInput,
     /// Rows Adam updates every step (their first moment is not all zero); always empty
     /// with SGD and RMSProp.
     active: Vec<u32>,
@@ -128,6 +130,7 @@ impl FirstLayer {
             grad_w: zeros(obs_len * width),
             grad_b: zeros(width),
             touched: Vec::new(),
+            by_input: EntriesByInput::default(),
             active: Vec::new(),
             // Every row starts with zero moments (dormant), and differs from the target,
             // which has its own initialisation.
@@ -156,11 +159,16 @@ impl FirstLayer {
     }
 
     /// Adds member `m`'s weight gradients for samples whose output gradients are the rows
-    /// of `deltas`; [`FirstLayer::touch`] marks the samples' rows.
-    fn accumulate_grad(&mut self, m: usize, inputs: &[&[Entry]], deltas: &[f32]) {
+    /// of `deltas`; [`FirstLayer::touch`] marks the samples' rows. `regroup` is false where
+    /// `inputs` are the last call's (a member that takes the samples the last one took), whose
+    /// grouping by input then serves again.
+    fn accumulate_grad(&mut self, m: usize, inputs: &[&[Entry]], deltas: &[f32], regroup: bool) {
         let block = m * self.member_width;
         let (g, width) = (&mut self.grad_w[block..], self.member_width);
-        host::scatter_sparse_layer(g, self.width, inputs, deltas, width);
+        if regroup {
+            self.by_input.group(inputs);
+        }
+        host::scatter_sparse_layer(g, self.width, &self.by_input, deltas, width);
     }
 
     /// Asks the CPU to fetch member `m`'s blocks of the rows this step touches (its
@@ -1027,7 +1035,9 @@ impl DqnReplicas {
                 // The first layer's gradients: the member's input gradient of a sample's
                 // row is its output gradient there.
                 host::column_sums(&mut first.grad_b[m * d0..(m + 1) * d0], &delta[..rows * d0]);
-                first.accumulate_grad(m, &inputs_tm1, &delta[..rows * d0]);
+                let regroup =
+                    m == 0 || samples != &member_samples[(m - 1) * batch..][..sample_counts[m - 1]];
+                first.accumulate_grad(m, &inputs_tm1, &delta[..rows * d0], regroup);
             }
             first.step(step, self.sgd_steps);
         }
@@ -1559,7 +1569,7 @@ mod tests {
                     *g += x * d;
                 }
             }
-            lazy.accumulate_grad(0, &[&entries], &delta);
+            lazy.accumulate_grad(0, &[&entries], &delta, true);
             lazy.touch(&entries);
             lazy.grad_b.copy_from_slice(&delta);
             let step = OptStep::new(optimizer, 1e-3, t);
