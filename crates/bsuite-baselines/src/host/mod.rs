@@ -344,9 +344,9 @@ kernel! {
     /// The weight gradient of [`sparse_relu_layer`] over a batch, rows in order:
     /// `g[k] += x_k · δ_r` for every entry `(k, x_k)` of every row `r` (`inputs`, grouped),
     /// where `δ_r` is row `r` of `deltas` (rows `width` wide) and `g[k]` is
-    /// `g[k·stride..][..width]`. Input by input, each `g[k]` summed in registers over its
-    /// rows: each of its sums adds the same terms in the same order as row by row, where
-    /// every addition waited on the store of the last.
+    /// `g[k·stride..][..width]`. Input by input, each `g[k]` is summed in registers over
+    /// its rows: the same terms in the same order as adding row by row, without an
+    /// addition waiting on the store of the one before.
     pub(crate) fn scatter_sparse_layer(
         g: &mut [f32],
         stride: usize,
