@@ -737,9 +737,28 @@ pub(crate) fn matmul(
     n: usize,
     bias: Option<&[f32]>,
 ) {
+    matmul_columns(out, a, a_strides, b, n, bias, n)
+}
+
+/// [`matmul`]'s first `cols` columns of `out` (a multiple of 16); the others are left as
+/// they are. A product whose real outputs end inside a vector computes the vectors before
+/// it here and the rest another way ([`weight_grad_columns`]).
+pub(crate) fn matmul_columns(
+    out: &mut [f32],
+    a: &[f32],
+    a_strides: (usize, usize),
+    b: &[f32],
+    n: usize,
+    bias: Option<&[f32]>,
+    cols: usize,
+) {
     assert!(
-        n.is_multiple_of(16) && out.len().is_multiple_of(n) && b.len().is_multiple_of(n),
-        "matmul: {n} columns, {} outputs, {} weights",
+        n.is_multiple_of(16)
+            && cols.is_multiple_of(16)
+            && cols <= n
+            && out.len().is_multiple_of(n)
+            && b.len().is_multiple_of(n),
+        "matmul: {cols} of {n} columns, {} outputs, {} weights",
         out.len(),
         b.len()
     );
@@ -757,11 +776,15 @@ pub(crate) fn matmul(
     match simd_level() {
         // SAFETY: the CPU has the features (checked by `simd_level`), and every index
         // the kernels read or write is within the slices (checked above).
-        SimdLevel::Avx512 => return unsafe { simd::matmul_avx512(out, a, a_strides, b, n, bias) },
-        SimdLevel::Avx2 => return unsafe { simd::matmul_avx2(out, a, a_strides, b, n, bias) },
+        SimdLevel::Avx512 => {
+            return unsafe { simd::matmul_avx512(out, a, a_strides, b, n, bias, cols) };
+        }
+        SimdLevel::Avx2 => {
+            return unsafe { simd::matmul_avx2(out, a, a_strides, b, n, bias, cols) };
+        }
         SimdLevel::Baseline => {}
     }
-    matmul_generic(out, a, a_strides, b, n, bias)
+    matmul_generic(out, a, a_strides, b, n, bias, cols)
 }
 
 /// [`matmul`] in tiles of 4 rows by 16 columns, without intrinsics (LLVM vectorises it
@@ -773,11 +796,12 @@ fn matmul_generic(
     b: &[f32],
     n: usize,
     bias: Option<&[f32]>,
+    cols: usize,
 ) {
     let m = out.len() / n;
     let whole = m - m % 4;
     for first in (0..m).step_by(4) {
-        for c in (0..n).step_by(16) {
+        for c in (0..cols).step_by(16) {
             if first < whole {
                 matmul_tile::<4, 16>(out, (first, c), a, a_strides, b, n, bias);
             } else {
@@ -785,6 +809,72 @@ fn matmul_generic(
                     matmul_tile::<1, 16>(out, (row, c), a, a_strides, b, n, bias);
                 }
             }
+        }
+    }
+}
+
+/// Columns `cols` of a weight gradient `g = xᵀ·δ`: `g[k][j] = Σ_r x[r][k]·δ[r][j]` for
+/// `j` in `cols` and every row `k` of `g` (`g` is `[k, n]`, `x` is `[rows, fan_in]` and `δ`
+/// is `[rows, n]`, row-major, with `g.len() / n <= fan_in`). Each output is one fused
+/// multiply-add chain over `r` in order, from zero: [`matmul`]'s order on `x` stored
+/// transposed, so the two may share a gradient column by column.
+///
+/// It runs over `k`, 16 at a time, where [`matmul`] runs over `j`: for the few columns a
+/// layer has past its last whole vector of 16 (a 50-wide layer's last 2, a 3-action head's
+/// 3), [`matmul`] computed a whole vector per row of `g`, 8 and 5 times the work.
+pub(crate) fn weight_grad_columns(
+    g: &mut [f32],
+    n: usize,
+    x: &[f32],
+    fan_in: usize,
+    delta: &[f32],
+    cols: std::ops::Range<usize>,
+) {
+    assert!(
+        n > 0
+            && cols.end <= n
+            && g.len().is_multiple_of(n)
+            && delta.len().is_multiple_of(n)
+            && g.len() / n <= fan_in
+            && x.len() == delta.len() / n * fan_in,
+        "weight_grad_columns: columns {cols:?} of {n}, {} gradients, {} inputs {fan_in} wide, {} deltas",
+        g.len(),
+        x.len(),
+        delta.len()
+    );
+    if cols.is_empty() || g.is_empty() {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    match simd_level() {
+        // SAFETY: the CPU has the features (checked by `simd_level`), and every index
+        // the kernels read or write is within the slices (checked above).
+        SimdLevel::Avx512 => {
+            return unsafe { simd::weight_grad_columns_avx512(g, n, x, fan_in, delta, cols) };
+        }
+        SimdLevel::Avx2 => {
+            return unsafe { simd::weight_grad_columns_avx2(g, n, x, fan_in, delta, cols) };
+        }
+        SimdLevel::Baseline => {}
+    }
+    weight_grad_columns_generic(g, n, x, fan_in, delta, cols)
+}
+
+/// [`weight_grad_columns`] output by output, without intrinsics.
+fn weight_grad_columns_generic(
+    g: &mut [f32],
+    n: usize,
+    x: &[f32],
+    fan_in: usize,
+    delta: &[f32],
+    cols: std::ops::Range<usize>,
+) {
+    let rows = delta.len() / n;
+    for k in 0..g.len() / n {
+        for j in cols.clone() {
+            g[k * n + j] = (0..rows).fold(0.0f32, |s, r| {
+                x[r * fan_in + k].mul_add(delta[r * n + j], s)
+            });
         }
     }
 }
@@ -807,6 +897,7 @@ mod simd {
         b: &[f32],
         n: usize,
         bias: Option<&[f32]>,
+        cols: usize,
     ) {
         let m = out.len() / n;
         let k = b.len() / n;
@@ -819,8 +910,8 @@ mod simd {
                 _ => 1,
             };
             let mut c = 0;
-            while c < n {
-                let wide = c + 32 <= n;
+            while c < cols {
+                let wide = c + 32 <= cols;
                 // SAFETY: rows `first..first + rows` and columns `c..` of a tile are within
                 // `m` and `n`.
                 unsafe {
@@ -892,13 +983,14 @@ mod simd {
         b: &[f32],
         n: usize,
         bias: Option<&[f32]>,
+        cols: usize,
     ) {
         let m = out.len() / n;
         let k = b.len() / n;
         let whole = m - m % 6;
         let mut first = 0;
         while first < m {
-            for c in (0..n).step_by(16) {
+            for c in (0..cols).step_by(16) {
                 // SAFETY: rows `first..` and columns `c..` of a tile are within `m` and `n`.
                 unsafe {
                     let o = out.as_mut_ptr().add(first * n + c);
@@ -913,6 +1005,166 @@ mod simd {
                 }
             }
             first += if first < whole { 6 } else { 1 };
+        }
+    }
+
+    /// [`super::weight_grad_columns`] in tiles of `KV` vectors of 16 rows of `g` by `C`
+    /// columns, every tile one pass over the rows.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn weight_grad_columns_avx512(
+        g: &mut [f32],
+        n: usize,
+        x: &[f32],
+        fan_in: usize,
+        delta: &[f32],
+        cols: std::ops::Range<usize>,
+    ) {
+        let kn = g.len() / n;
+        let mut k = 0;
+        while k < kn {
+            let kv = (kn - k).div_ceil(16).min(4);
+            let mut j = cols.start;
+            while j < cols.end {
+                let c = (cols.end - j).min(3);
+                // SAFETY: the tile's rows of `g` (`k..k + 16·kv`, clipped to `kn`), its
+                // columns and the inputs it reads are within the slices.
+                unsafe {
+                    match (kv, c) {
+                        (4, 3) => columns_512::<4, 3>(g, n, x, fan_in, delta, k, j),
+                        (4, 2) => columns_512::<4, 2>(g, n, x, fan_in, delta, k, j),
+                        (4, _) => columns_512::<4, 1>(g, n, x, fan_in, delta, k, j),
+                        (_, 3) => columns_512::<1, 3>(g, n, x, fan_in, delta, k, j),
+                        (_, 2) => columns_512::<1, 2>(g, n, x, fan_in, delta, k, j),
+                        (_, _) => columns_512::<1, 1>(g, n, x, fan_in, delta, k, j),
+                    }
+                }
+                j += c;
+            }
+            k += if kv == 4 { 64 } else { 16 };
+        }
+    }
+
+    /// Rows `k..k + 16·KV` of `g` (clipped to its rows) by columns `j..j + C`.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn columns_512<const KV: usize, const C: usize>(
+        g: &mut [f32],
+        n: usize,
+        x: &[f32],
+        fan_in: usize,
+        delta: &[f32],
+        k: usize,
+        j: usize,
+    ) {
+        let kn = g.len() / n;
+        let rows = delta.len() / n;
+        // Lanes past the last row of `g` read nothing.
+        let masks: [__mmask16; KV] = std::array::from_fn(|v| {
+            let left = kn.saturating_sub(k + 16 * v).min(16);
+            ((1u32 << left) - 1) as __mmask16
+        });
+        let mut acc = [[_mm512_setzero_ps(); C]; KV];
+        for r in 0..rows {
+            // SAFETY (this block and below): masked lanes are within row `r` of `x`
+            // (`kn <= fan_in`), and `j + C <= n`.
+            let xs: [__m512; KV] = std::array::from_fn(|v| unsafe {
+                _mm512_maskz_loadu_ps(masks[v], x.as_ptr().add(r * fan_in + k + 16 * v))
+            });
+            for c in 0..C {
+                let d = _mm512_set1_ps(unsafe { *delta.get_unchecked(r * n + j + c) });
+                for v in 0..KV {
+                    acc[v][c] = _mm512_fmadd_ps(xs[v], d, acc[v][c]);
+                }
+            }
+        }
+        for (v, acc) in acc.iter().enumerate() {
+            for (c, &sums) in acc.iter().enumerate() {
+                let mut lanes = [0.0f32; 16];
+                unsafe { _mm512_storeu_ps(lanes.as_mut_ptr(), sums) };
+                for (lane, &s) in lanes.iter().enumerate().take(kn.saturating_sub(k + 16 * v)) {
+                    g[(k + 16 * v + lane) * n + j + c] = s;
+                }
+            }
+        }
+    }
+
+    /// [`super::weight_grad_columns`] in tiles of 2 vectors of 8 rows of `g` by up to 3
+    /// columns (6 accumulators of the 16 registers).
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn weight_grad_columns_avx2(
+        g: &mut [f32],
+        n: usize,
+        x: &[f32],
+        fan_in: usize,
+        delta: &[f32],
+        cols: std::ops::Range<usize>,
+    ) {
+        let kn = g.len() / n;
+        for k in (0..kn).step_by(16) {
+            let mut j = cols.start;
+            while j < cols.end {
+                let c = (cols.end - j).min(3);
+                // SAFETY: as in `weight_grad_columns_avx512`.
+                unsafe {
+                    match c {
+                        3 => columns_256::<3>(g, n, x, fan_in, delta, k, j),
+                        2 => columns_256::<2>(g, n, x, fan_in, delta, k, j),
+                        _ => columns_256::<1>(g, n, x, fan_in, delta, k, j),
+                    }
+                }
+                j += c;
+            }
+        }
+    }
+
+    /// Rows `k..k + 16` of `g` (clipped to its rows) by columns `j..j + C`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn columns_256<const C: usize>(
+        g: &mut [f32],
+        n: usize,
+        x: &[f32],
+        fan_in: usize,
+        delta: &[f32],
+        k: usize,
+        j: usize,
+    ) {
+        let kn = g.len() / n;
+        let rows = delta.len() / n;
+        let masks: [__m256i; 2] = std::array::from_fn(|v| {
+            let left = kn.saturating_sub(k + 8 * v).min(8) as i32;
+            _mm256_setr_epi32(
+                -i32::from(left > 0),
+                -i32::from(left > 1),
+                -i32::from(left > 2),
+                -i32::from(left > 3),
+                -i32::from(left > 4),
+                -i32::from(left > 5),
+                -i32::from(left > 6),
+                -i32::from(left > 7),
+            )
+        });
+        let mut acc = [[_mm256_setzero_ps(); C]; 2];
+        for r in 0..rows {
+            // SAFETY (this block and below): as in `columns_512`.
+            let xs: [__m256; 2] = std::array::from_fn(|v| unsafe {
+                _mm256_maskload_ps(x.as_ptr().add(r * fan_in + k + 8 * v), masks[v])
+            });
+            for c in 0..C {
+                let d = _mm256_set1_ps(unsafe { *delta.get_unchecked(r * n + j + c) });
+                for v in 0..2 {
+                    acc[v][c] = _mm256_fmadd_ps(xs[v], d, acc[v][c]);
+                }
+            }
+        }
+        for (v, acc) in acc.iter().enumerate() {
+            for (c, &sums) in acc.iter().enumerate() {
+                let mut lanes = [0.0f32; 8];
+                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), sums) };
+                for (lane, &s) in lanes.iter().enumerate().take(kn.saturating_sub(k + 8 * v)) {
+                    g[(k + 8 * v + lane) * n + j + c] = s;
+                }
+            }
         }
     }
 
@@ -1761,21 +2013,25 @@ mod tests {
         let mut a_t = vec![0.0f32; k * m];
         transpose(&a, k, &mut a_t);
         type Matmul = fn(&mut [f32], &[f32], (usize, usize), &[f32], usize, Option<&[f32]>);
-        let mut kernels: Vec<(&str, Matmul)> =
-            vec![("dispatched", matmul), ("generic", matmul_generic)];
+        let mut kernels: Vec<(&str, Matmul)> = vec![
+            ("dispatched", matmul),
+            ("generic", |o, a, s, b, n, c| {
+                matmul_generic(o, a, s, b, n, c, n)
+            }),
+        ];
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
             if has!("avx2") && has!("fma") {
                 // SAFETY: the CPU has AVX2 and FMA, and the slices are as `matmul` checks.
                 kernels.push(("avx2", |o, a, s, b, n, c| unsafe {
-                    simd::matmul_avx2(o, a, s, b, n, c)
+                    simd::matmul_avx2(o, a, s, b, n, c, n)
                 }));
             }
             if has!("avx512f") {
                 // SAFETY: as above, with AVX-512.
                 kernels.push(("avx512", |o, a, s, b, n, c| unsafe {
-                    simd::matmul_avx512(o, a, s, b, n, c)
+                    simd::matmul_avx512(o, a, s, b, n, c, n)
                 }));
             }
         }
@@ -1790,6 +2046,74 @@ mod tests {
                         let expect = add.map_or(chain, |c| chain + c[j]);
                         let got = out[i * n + j];
                         assert_eq!(got.to_bits(), expect.to_bits(), "{name} [{i}][{j}]");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn weight_grad_columns_are_matmuls_chains_on_every_instruction_set() {
+        // A 50-wide layer's last 2 columns of 64, a head's 3 of 16 (over 64 and 50 rows of
+        // `g`), and rows of `g` that end inside a vector of either width (37 of 37 inputs).
+        let mut rng = bsuite_envs::RandomState::new(23);
+        for (kn, fan_in, n, cols) in [
+            (50, 64, 64, 48..50),
+            (64, 64, 16, 0..3),
+            (50, 64, 16, 0..3),
+            (37, 37, 16, 1..6),
+        ] {
+            let rows = 13;
+            // A third of `x` zero, as after a ReLU.
+            let x: Vec<f32> = (0..rows * fan_in)
+                .map(|_| {
+                    if rng.rand() < 0.33 {
+                        0.0
+                    } else {
+                        rng.randn() as f32
+                    }
+                })
+                .collect();
+            let d: Vec<f32> = (0..rows * n).map(|_| rng.randn() as f32).collect();
+            type Columns = fn(&mut [f32], usize, &[f32], usize, &[f32], std::ops::Range<usize>);
+            let mut kernels: Vec<(&str, Columns)> = vec![
+                ("dispatched", weight_grad_columns),
+                ("generic", weight_grad_columns_generic),
+            ];
+            #[cfg(target_arch = "x86_64")]
+            {
+                use std::arch::is_x86_feature_detected as has;
+                if has!("avx2") && has!("fma") {
+                    // SAFETY: the CPU has AVX2 and FMA, and the slices are as
+                    // `weight_grad_columns` checks.
+                    kernels.push(("avx2", |g, n, x, f, d, c| unsafe {
+                        simd::weight_grad_columns_avx2(g, n, x, f, d, c)
+                    }));
+                }
+                if has!("avx512f") {
+                    // SAFETY: as above, with AVX-512.
+                    kernels.push(("avx512", |g, n, x, f, d, c| unsafe {
+                        simd::weight_grad_columns_avx512(g, n, x, f, d, c)
+                    }));
+                }
+            }
+            // The same columns from `matmul` on `x` stored transposed.
+            let mut x_t = vec![0.0f32; fan_in * rows];
+            transpose(&x, fan_in, &mut x_t);
+            let mut full = vec![0.0f32; fan_in * n];
+            matmul(&mut full, &x_t, (rows, 1), &d, n, None);
+            for (name, kernel) in kernels {
+                let mut g = vec![f32::NAN; kn * n];
+                kernel(&mut g, n, &x, fan_in, &d, cols.clone());
+                for k in 0..kn {
+                    for j in 0..n {
+                        let got = g[k * n + j];
+                        if cols.contains(&j) {
+                            let want = full[k * n + j];
+                            assert_eq!(got.to_bits(), want.to_bits(), "{name} {kn}x{n} [{k}][{j}]");
+                        } else {
+                            assert!(got.is_nan(), "{name} wrote column {j} outside {cols:?}");
+                        }
                     }
                 }
             }

@@ -1134,7 +1134,9 @@ fn optimise_slot(
 /// as `acts`): per layer, the weight gradient `xᵀ·δ` and the bias gradient into `grad`,
 /// and the input's `δ·wᵀ` (through `w` transposed into `w_t`, so that the product reads
 /// rows) into `delta`, down to the first layer's output. Sums skip padded inputs and
-/// outputs, whose terms are exact zeros; the gradient rows of padded inputs stay zero.
+/// outputs, whose terms are exact zeros; the gradients of padded inputs and outputs are
+/// never written and stay zero. A weight gradient's columns past the last whole vector of
+/// real outputs are taken 16 of its rows at a time ([`host::weight_grad_columns`]).
 #[allow(clippy::too_many_arguments)]
 fn backward_slot(
     layout: &Layout,
@@ -1155,14 +1157,10 @@ fn backward_slot(
         let d = &upper[..rows * fan_out];
         let d_in = &mut lower[layout.act_offset(i, rows)..];
         let x = &acts[layout.act_offset(i, rows)..][..rows * fan_in];
-        host::matmul(
-            &mut grad[w_off..][..inputs * fan_out],
-            x,
-            (1, fan_in),
-            d,
-            fan_out,
-            None,
-        );
+        let g = &mut grad[w_off..][..inputs * fan_out];
+        let whole = outputs / 16 * 16;
+        host::matmul_columns(g, x, (1, fan_in), d, fan_out, None, whole);
+        host::weight_grad_columns(g, fan_out, x, fan_in, d, whole..outputs);
         host::column_sums(&mut grad[b_off..][..fan_out], d);
         let w_t = &mut w_t[..outputs * fan_in];
         host::transpose(&p[w_off..][..fan_in * fan_out], fan_out, w_t);
