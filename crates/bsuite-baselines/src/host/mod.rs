@@ -1063,22 +1063,22 @@ mod simd {
             let left = kn.saturating_sub(k + 16 * v).min(16);
             ((1u32 << left) - 1) as __mmask16
         });
-        let mut acc = [[_mm512_setzero_ps(); C]; KV];
+        let mut acc = [[_mm512_setzero_ps(); KV]; C];
         for r in 0..rows {
             // SAFETY (this block and below): masked lanes are within row `r` of `x`
             // (`kn <= fan_in`), and `j + C <= n`.
             let xs: [__m512; KV] = std::array::from_fn(|v| unsafe {
                 _mm512_maskz_loadu_ps(masks[v], x.as_ptr().add(r * fan_in + k + 16 * v))
             });
-            for c in 0..C {
+            for (c, acc) in acc.iter_mut().enumerate() {
                 let d = _mm512_set1_ps(unsafe { *delta.get_unchecked(r * n + j + c) });
-                for v in 0..KV {
-                    acc[v][c] = _mm512_fmadd_ps(xs[v], d, acc[v][c]);
+                for (s, &x) in acc.iter_mut().zip(&xs) {
+                    *s = _mm512_fmadd_ps(x, d, *s);
                 }
             }
         }
-        for (v, acc) in acc.iter().enumerate() {
-            for (c, &sums) in acc.iter().enumerate() {
+        for (c, acc) in acc.iter().enumerate() {
+            for (v, &sums) in acc.iter().enumerate() {
                 let mut lanes = [0.0f32; 16];
                 unsafe { _mm512_storeu_ps(lanes.as_mut_ptr(), sums) };
                 for (lane, &s) in lanes.iter().enumerate().take(kn.saturating_sub(k + 16 * v)) {
@@ -1144,21 +1144,21 @@ mod simd {
                 -i32::from(left > 7),
             )
         });
-        let mut acc = [[_mm256_setzero_ps(); C]; 2];
+        let mut acc = [[_mm256_setzero_ps(); 2]; C];
         for r in 0..rows {
             // SAFETY (this block and below): as in `columns_512`.
             let xs: [__m256; 2] = std::array::from_fn(|v| unsafe {
                 _mm256_maskload_ps(x.as_ptr().add(r * fan_in + k + 8 * v), masks[v])
             });
-            for c in 0..C {
+            for (c, acc) in acc.iter_mut().enumerate() {
                 let d = _mm256_set1_ps(unsafe { *delta.get_unchecked(r * n + j + c) });
-                for v in 0..2 {
-                    acc[v][c] = _mm256_fmadd_ps(xs[v], d, acc[v][c]);
+                for (s, &x) in acc.iter_mut().zip(&xs) {
+                    *s = _mm256_fmadd_ps(x, d, *s);
                 }
             }
         }
-        for (v, acc) in acc.iter().enumerate() {
-            for (c, &sums) in acc.iter().enumerate() {
+        for (c, acc) in acc.iter().enumerate() {
+            for (v, &sums) in acc.iter().enumerate() {
                 let mut lanes = [0.0f32; 8];
                 unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), sums) };
                 for (lane, &s) in lanes.iter().enumerate().take(kn.saturating_sub(k + 8 * v)) {
