@@ -742,7 +742,7 @@ pub(crate) fn matmul(
 
 /// [`matmul`]'s first `cols` columns of `out` (a multiple of 16); the others are left as
 /// they are. A product whose real outputs end inside a vector computes the vectors before
-/// it here and the rest another way ([`weight_grad_columns`]).
+/// it here and the rest another way ([`matmul_transposed`]).
 pub(crate) fn matmul_columns(
     out: &mut [f32],
     a: &[f32],
@@ -813,36 +813,45 @@ fn matmul_generic(
     }
 }
 
-/// Columns `cols` of a weight gradient `g = xᵀ·δ`: `g[k][j] = Σ_r x[r][k]·δ[r][j]` for
-/// `j` in `cols` and every row `k` of `g` (`g` is `[k, n]`, `x` is `[rows, fan_in]` and `δ`
-/// is `[rows, n]`, row-major, with `g.len() / n <= fan_in`). Each output is one fused
-/// multiply-add chain over `r` in order, from zero: [`matmul`]'s order on `x` stored
-/// transposed, so the two may share a gradient column by column.
+/// Columns `cols` of `aᵀ·b`, plus `bias` if given, written transposed:
+/// `out_t[j − cols.start][i] = Σ_p a[p][i]·b[p][j] (+ bias[j])` for `i < m`, `j` in `cols`
+/// and `p < b.len() / n`, where `a[p][i]` is `a[p·a_stride + i]` (`m <= a_stride`), `b` is
+/// `[p, n]` row-major and `out_t` is `cols.len()` rows of `m`. Each output is one fused
+/// multiply-add chain over `p` in order, from zero, with the bias added last: [`matmul`]'s
+/// order, so `out_t` is [`matmul`]'s output on `a` stored transposed, transposed.
 ///
-/// It runs over `k`, 16 at a time, where [`matmul`] runs over `j`: for the few columns a
-/// layer has past its last whole vector of 16 (a 50-wide layer's last 2, a 3-action head's
-/// 3), [`matmul`] computed a whole vector per row of `g`, 8 and 5 times the work.
-pub(crate) fn weight_grad_columns(
-    g: &mut [f32],
+/// It runs over `i`, 16 at a time, where [`matmul`] runs over `j`. [`matmul`] computes a
+/// whole vector of 16 columns per output row, 8 and 5 times the work on the columns a layer
+/// has past its last whole vector (a 50-wide layer's last 2, a 3-action head's 3); this
+/// computes exactly `cols`, and its output, a layer's activations stored transposed, is
+/// the `a` of the next layer's product.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn matmul_transposed(
+    out_t: &mut [f32],
+    m: usize,
+    a: &[f32],
+    a_stride: usize,
+    b: &[f32],
     n: usize,
-    x: &[f32],
-    fan_in: usize,
-    delta: &[f32],
     cols: std::ops::Range<usize>,
+    bias: Option<&[f32]>,
 ) {
+    let k = b.len().checked_div(n).unwrap_or(0);
     assert!(
         n > 0
             && cols.end <= n
-            && g.len().is_multiple_of(n)
-            && delta.len().is_multiple_of(n)
-            && g.len() / n <= fan_in
-            && x.len() == delta.len() / n * fan_in,
-        "weight_grad_columns: columns {cols:?} of {n}, {} gradients, {} inputs {fan_in} wide, {} deltas",
-        g.len(),
-        x.len(),
-        delta.len()
+            && b.len().is_multiple_of(n)
+            && out_t.len() == cols.len() * m
+            && m <= a_stride
+            && (k == 0 || m == 0 || (k - 1) * a_stride + m <= a.len())
+            && bias.is_none_or(|z| z.len() >= cols.end),
+        "matmul_transposed: columns {cols:?} of {n}, {} outputs of {m} rows, {} inputs \
+         {a_stride} apart, {} weights",
+        out_t.len(),
+        a.len(),
+        b.len()
     );
-    if cols.is_empty() || g.is_empty() {
+    if out_t.is_empty() {
         return;
     }
     #[cfg(target_arch = "x86_64")]
@@ -850,31 +859,37 @@ pub(crate) fn weight_grad_columns(
         // SAFETY: the CPU has the features (checked by `simd_level`), and every index
         // the kernels read or write is within the slices (checked above).
         SimdLevel::Avx512 => {
-            return unsafe { simd::weight_grad_columns_avx512(g, n, x, fan_in, delta, cols) };
+            return unsafe {
+                simd::matmul_transposed_avx512(out_t, m, a, a_stride, b, n, cols, bias)
+            };
         }
         SimdLevel::Avx2 => {
-            return unsafe { simd::weight_grad_columns_avx2(g, n, x, fan_in, delta, cols) };
+            return unsafe {
+                simd::matmul_transposed_avx2(out_t, m, a, a_stride, b, n, cols, bias)
+            };
         }
         SimdLevel::Baseline => {}
     }
-    weight_grad_columns_generic(g, n, x, fan_in, delta, cols)
+    matmul_transposed_generic(out_t, m, a, a_stride, b, n, cols, bias)
 }
 
-/// [`weight_grad_columns`] output by output, without intrinsics.
-fn weight_grad_columns_generic(
-    g: &mut [f32],
+/// [`matmul_transposed`] output by output, without intrinsics.
+#[allow(clippy::too_many_arguments)]
+fn matmul_transposed_generic(
+    out_t: &mut [f32],
+    m: usize,
+    a: &[f32],
+    a_stride: usize,
+    b: &[f32],
     n: usize,
-    x: &[f32],
-    fan_in: usize,
-    delta: &[f32],
     cols: std::ops::Range<usize>,
+    bias: Option<&[f32]>,
 ) {
-    let rows = delta.len() / n;
-    for k in 0..g.len() / n {
-        for j in cols.clone() {
-            g[k * n + j] = (0..rows).fold(0.0f32, |s, r| {
-                x[r * fan_in + k].mul_add(delta[r * n + j], s)
-            });
+    let k = b.len() / n;
+    for (row, j) in out_t.chunks_exact_mut(m).zip(cols) {
+        for (i, o) in row.iter_mut().enumerate() {
+            let chain = (0..k).fold(0.0f32, |s, p| a[p * a_stride + i].mul_add(b[p * n + j], s));
+            *o = bias.map_or(chain, |z| chain + z[j]);
         }
     }
 }
@@ -1008,162 +1023,170 @@ mod simd {
         }
     }
 
-    /// [`super::weight_grad_columns`] in tiles of `KV` vectors of 16 rows of `g` by `C`
-    /// columns, every tile one pass over the rows.
+    /// [`super::matmul_transposed`] in tiles of `V` vectors of 16 outputs (`i`) by `C`
+    /// columns (`j`), each tile one pass over `p`: 4 by 3 keeps 12 chains in flight with
+    /// 4 loads and 3 broadcasts to 12 multiply-adds.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn weight_grad_columns_avx512(
-        g: &mut [f32],
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn matmul_transposed_avx512(
+        out_t: &mut [f32],
+        m: usize,
+        a: &[f32],
+        a_stride: usize,
+        b: &[f32],
         n: usize,
-        x: &[f32],
-        fan_in: usize,
-        delta: &[f32],
         cols: std::ops::Range<usize>,
+        bias: Option<&[f32]>,
     ) {
-        let kn = g.len() / n;
-        let mut k = 0;
-        while k < kn {
-            let kv = (kn - k).div_ceil(16).min(4);
+        let mut i = 0;
+        while i < m {
+            let v = if m - i > 48 { 4 } else { 1 };
             let mut j = cols.start;
             while j < cols.end {
                 let c = (cols.end - j).min(3);
-                // SAFETY: the tile's rows of `g` (`k..k + 16·kv`, clipped to `kn`), its
-                // columns and the inputs it reads are within the slices.
+                let at = (i, j, j - cols.start);
+                // SAFETY: the tile's outputs (`i..i + 16·v` clipped to `m`, columns
+                // `j..j + c`) and the inputs it reads are within the slices.
                 unsafe {
-                    match (kv, c) {
-                        (4, 3) => columns_512::<4, 3>(g, n, x, fan_in, delta, k, j),
-                        (4, 2) => columns_512::<4, 2>(g, n, x, fan_in, delta, k, j),
-                        (4, _) => columns_512::<4, 1>(g, n, x, fan_in, delta, k, j),
-                        (_, 3) => columns_512::<1, 3>(g, n, x, fan_in, delta, k, j),
-                        (_, 2) => columns_512::<1, 2>(g, n, x, fan_in, delta, k, j),
-                        (_, _) => columns_512::<1, 1>(g, n, x, fan_in, delta, k, j),
+                    match (v, c) {
+                        (4, 3) => transposed_512::<4, 3>(out_t, m, a, a_stride, b, n, at, bias),
+                        (4, 2) => transposed_512::<4, 2>(out_t, m, a, a_stride, b, n, at, bias),
+                        (4, _) => transposed_512::<4, 1>(out_t, m, a, a_stride, b, n, at, bias),
+                        (_, 3) => transposed_512::<1, 3>(out_t, m, a, a_stride, b, n, at, bias),
+                        (_, 2) => transposed_512::<1, 2>(out_t, m, a, a_stride, b, n, at, bias),
+                        (_, _) => transposed_512::<1, 1>(out_t, m, a, a_stride, b, n, at, bias),
                     }
                 }
                 j += c;
             }
-            k += if kv == 4 { 64 } else { 16 };
+            i += 16 * v;
         }
     }
 
-    /// Rows `k..k + 16·KV` of `g` (clipped to its rows) by columns `j..j + C`.
+    /// Outputs `i..i + 16·V` (clipped to `m`) of columns `j..j + C`, which are rows
+    /// `row..row + C` of `out_t`.
     #[target_feature(enable = "avx512f")]
     #[inline]
-    unsafe fn columns_512<const KV: usize, const C: usize>(
-        g: &mut [f32],
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn transposed_512<const V: usize, const C: usize>(
+        out_t: &mut [f32],
+        m: usize,
+        a: &[f32],
+        a_stride: usize,
+        b: &[f32],
         n: usize,
-        x: &[f32],
-        fan_in: usize,
-        delta: &[f32],
-        k: usize,
-        j: usize,
+        (i, j, row): (usize, usize, usize),
+        bias: Option<&[f32]>,
     ) {
-        let kn = g.len() / n;
-        let rows = delta.len() / n;
-        // Lanes past the last row of `g` read nothing.
-        let masks: [__mmask16; KV] = std::array::from_fn(|v| {
-            let left = kn.saturating_sub(k + 16 * v).min(16);
+        let k = b.len() / n;
+        // Lanes past `m` read and write nothing.
+        let masks: [__mmask16; V] = std::array::from_fn(|v| {
+            let left = m.saturating_sub(i + 16 * v).min(16);
             ((1u32 << left) - 1) as __mmask16
         });
-        let mut acc = [[_mm512_setzero_ps(); KV]; C];
-        for r in 0..rows {
-            // SAFETY (this block and below): masked lanes are within row `r` of `x`
-            // (`kn <= fan_in`), and `j + C <= n`.
-            let xs: [__m512; KV] = std::array::from_fn(|v| unsafe {
-                _mm512_maskz_loadu_ps(masks[v], x.as_ptr().add(r * fan_in + k + 16 * v))
+        let mut acc = [[_mm512_setzero_ps(); V]; C];
+        for p in 0..k {
+            // SAFETY (this block and below): unmasked lanes are within `a`'s row `p` (`m <=
+            // a_stride`), `j + C <= n`, and `out_t` has `m` outputs a row.
+            let xs: [__m512; V] = std::array::from_fn(|v| unsafe {
+                let at = a.as_ptr().wrapping_add(p * a_stride + i + 16 * v);
+                _mm512_maskz_loadu_ps(masks[v], at)
             });
             for (c, acc) in acc.iter_mut().enumerate() {
-                let d = _mm512_set1_ps(unsafe { *delta.get_unchecked(r * n + j + c) });
+                let y = _mm512_set1_ps(unsafe { *b.get_unchecked(p * n + j + c) });
                 for (s, &x) in acc.iter_mut().zip(&xs) {
-                    *s = _mm512_fmadd_ps(x, d, *s);
+                    *s = _mm512_fmadd_ps(x, y, *s);
                 }
             }
         }
         for (c, acc) in acc.iter().enumerate() {
-            for (v, &sums) in acc.iter().enumerate() {
-                let mut lanes = [0.0f32; 16];
-                unsafe { _mm512_storeu_ps(lanes.as_mut_ptr(), sums) };
-                for (lane, &s) in lanes.iter().enumerate().take(kn.saturating_sub(k + 16 * v)) {
-                    g[(k + 16 * v + lane) * n + j + c] = s;
-                }
+            let z = bias.map(|z| _mm512_set1_ps(z[j + c]));
+            for (v, &s) in acc.iter().enumerate() {
+                let s = z.map_or(s, |z| _mm512_add_ps(s, z));
+                let at = out_t.as_mut_ptr().wrapping_add((row + c) * m + i + 16 * v);
+                unsafe { _mm512_mask_storeu_ps(at, masks[v], s) };
             }
         }
     }
 
-    /// [`super::weight_grad_columns`] in tiles of 2 vectors of 8 rows of `g` by up to 3
-    /// columns (6 accumulators of the 16 registers).
+    /// [`super::matmul_transposed`] in tiles of `V` vectors of 8 outputs by up to 3 columns
+    /// (at most 6 accumulators of the 16 registers).
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn weight_grad_columns_avx2(
-        g: &mut [f32],
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn matmul_transposed_avx2(
+        out_t: &mut [f32],
+        m: usize,
+        a: &[f32],
+        a_stride: usize,
+        b: &[f32],
         n: usize,
-        x: &[f32],
-        fan_in: usize,
-        delta: &[f32],
         cols: std::ops::Range<usize>,
+        bias: Option<&[f32]>,
     ) {
-        let kn = g.len() / n;
-        for k in (0..kn).step_by(16) {
+        let mut i = 0;
+        while i < m {
+            let v = if m - i > 8 { 2 } else { 1 };
             let mut j = cols.start;
             while j < cols.end {
                 let c = (cols.end - j).min(3);
-                // SAFETY: as in `weight_grad_columns_avx512`.
+                let at = (i, j, j - cols.start);
+                // SAFETY: as in `matmul_transposed_avx512`.
                 unsafe {
-                    match c {
-                        3 => columns_256::<3>(g, n, x, fan_in, delta, k, j),
-                        2 => columns_256::<2>(g, n, x, fan_in, delta, k, j),
-                        _ => columns_256::<1>(g, n, x, fan_in, delta, k, j),
+                    match (v, c) {
+                        (2, 3) => transposed_256::<2, 3>(out_t, m, a, a_stride, b, n, at, bias),
+                        (2, 2) => transposed_256::<2, 2>(out_t, m, a, a_stride, b, n, at, bias),
+                        (2, _) => transposed_256::<2, 1>(out_t, m, a, a_stride, b, n, at, bias),
+                        (_, 3) => transposed_256::<1, 3>(out_t, m, a, a_stride, b, n, at, bias),
+                        (_, 2) => transposed_256::<1, 2>(out_t, m, a, a_stride, b, n, at, bias),
+                        (_, _) => transposed_256::<1, 1>(out_t, m, a, a_stride, b, n, at, bias),
                     }
                 }
                 j += c;
             }
+            i += 8 * v;
         }
     }
 
-    /// Rows `k..k + 16` of `g` (clipped to its rows) by columns `j..j + C`.
+    /// As `transposed_512`, 8 outputs a vector.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    unsafe fn columns_256<const C: usize>(
-        g: &mut [f32],
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn transposed_256<const V: usize, const C: usize>(
+        out_t: &mut [f32],
+        m: usize,
+        a: &[f32],
+        a_stride: usize,
+        b: &[f32],
         n: usize,
-        x: &[f32],
-        fan_in: usize,
-        delta: &[f32],
-        k: usize,
-        j: usize,
+        (i, j, row): (usize, usize, usize),
+        bias: Option<&[f32]>,
     ) {
-        let kn = g.len() / n;
-        let rows = delta.len() / n;
-        let masks: [__m256i; 2] = std::array::from_fn(|v| {
-            let left = kn.saturating_sub(k + 8 * v).min(8) as i32;
-            _mm256_setr_epi32(
-                -i32::from(left > 0),
-                -i32::from(left > 1),
-                -i32::from(left > 2),
-                -i32::from(left > 3),
-                -i32::from(left > 4),
-                -i32::from(left > 5),
-                -i32::from(left > 6),
-                -i32::from(left > 7),
-            )
+        let k = b.len() / n;
+        let masks: [__m256i; V] = std::array::from_fn(|v| {
+            let left = m.saturating_sub(i + 8 * v).min(8) as i32;
+            let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            _mm256_cmpgt_epi32(_mm256_set1_epi32(left), lanes)
         });
-        let mut acc = [[_mm256_setzero_ps(); 2]; C];
-        for r in 0..rows {
-            // SAFETY (this block and below): as in `columns_512`.
-            let xs: [__m256; 2] = std::array::from_fn(|v| unsafe {
-                _mm256_maskload_ps(x.as_ptr().add(r * fan_in + k + 8 * v), masks[v])
+        let mut acc = [[_mm256_setzero_ps(); V]; C];
+        for p in 0..k {
+            // SAFETY (this block and below): as in `transposed_512`.
+            let xs: [__m256; V] = std::array::from_fn(|v| unsafe {
+                let at = a.as_ptr().wrapping_add(p * a_stride + i + 8 * v);
+                _mm256_maskload_ps(at, masks[v])
             });
             for (c, acc) in acc.iter_mut().enumerate() {
-                let d = _mm256_set1_ps(unsafe { *delta.get_unchecked(r * n + j + c) });
+                let y = _mm256_set1_ps(unsafe { *b.get_unchecked(p * n + j + c) });
                 for (s, &x) in acc.iter_mut().zip(&xs) {
-                    *s = _mm256_fmadd_ps(x, d, *s);
+                    *s = _mm256_fmadd_ps(x, y, *s);
                 }
             }
         }
         for (c, acc) in acc.iter().enumerate() {
-            for (v, &sums) in acc.iter().enumerate() {
-                let mut lanes = [0.0f32; 8];
-                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), sums) };
-                for (lane, &s) in lanes.iter().enumerate().take(kn.saturating_sub(k + 8 * v)) {
-                    g[(k + 8 * v + lane) * n + j + c] = s;
-                }
+            let z = bias.map(|z| _mm256_set1_ps(z[j + c]));
+            for (v, &s) in acc.iter().enumerate() {
+                let s = z.map_or(s, |z| _mm256_add_ps(s, z));
+                let at = out_t.as_mut_ptr().wrapping_add((row + c) * m + i + 8 * v);
+                unsafe { _mm256_maskstore_ps(at, masks[v], s) };
             }
         }
     }
@@ -1249,31 +1272,39 @@ pub(crate) fn transpose(w: &[f32], cols: usize, out: &mut [f32]) {
     let rows = w.len() / cols;
     let out_rows = out.len() / rows.max(1);
     assert!(out_rows <= cols, "transpose: {out_rows} columns of {cols}");
-    let mut done = 0;
+    let (mut done_cols, mut done_rows) = (0, 0);
     #[cfg(target_arch = "x86_64")]
-    if simd_level() != SimdLevel::Baseline && rows.is_multiple_of(8) {
+    if simd_level() != SimdLevel::Baseline {
         // SAFETY: the CPU has AVX (checked by `simd_level`), and the blocks are within
-        // `w` and `out` (`rows` a multiple of 8, whole blocks of `out_rows` only).
-        unsafe { transpose_blocks_avx(w, cols, out, out_rows / 8) };
-        done = out_rows / 8 * 8;
+        // `w` and `out` (whole blocks of 8 rows of `w` and of 8 rows of `out` only).
+        unsafe { transpose_blocks_avx(w, cols, out, out_rows / 8, rows / 8) };
+        (done_cols, done_rows) = (out_rows / 8 * 8, rows / 8 * 8);
     }
-    for j in done..out_rows {
-        for (k, o) in out[j * rows..][..rows].iter_mut().enumerate() {
+    for j in 0..out_rows {
+        let from = if j < done_cols { done_rows } else { 0 };
+        for (k, o) in out[j * rows..][..rows].iter_mut().enumerate().skip(from) {
             *o = w[k * cols + j];
         }
     }
 }
 
-/// The first `blocks · 8` columns of [`transpose`], in blocks of 8 by 8 in registers: a
-/// scalar transpose's strided reads were 4% of bootstrapped DQN's step.
+/// The first `col_blocks · 8` columns of [`transpose`] over its first `row_blocks · 8`
+/// rows, in blocks of 8 by 8 in registers: a scalar transpose's strided reads were 4% of
+/// bootstrapped DQN's step.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn transpose_blocks_avx(w: &[f32], cols: usize, out: &mut [f32], blocks: usize) {
+unsafe fn transpose_blocks_avx(
+    w: &[f32],
+    cols: usize,
+    out: &mut [f32],
+    col_blocks: usize,
+    row_blocks: usize,
+) {
     use std::arch::x86_64::*;
     let rows = w.len() / cols;
-    for jb in 0..blocks {
+    for jb in 0..col_blocks {
         let j = jb * 8;
-        for k in (0..rows).step_by(8) {
+        for k in (0..row_blocks * 8).step_by(8) {
             // SAFETY (this block): rows `k..k + 8` of `w` and of `out`'s block exist.
             unsafe {
                 let r: [__m256; 8] =
@@ -2053,19 +2084,24 @@ mod tests {
     }
 
     #[test]
-    fn weight_grad_columns_are_matmuls_chains_on_every_instruction_set() {
-        // A 50-wide layer's last 2 columns of 64, a head's 3 of 16 (over 64 and 50 rows of
-        // `g`), and rows of `g` that end inside a vector of either width (37 of 37 inputs).
+    fn matmul_transposed_is_matmuls_chains_on_every_instruction_set() {
+        // As the stacked layers use it: a 50-wide layer's last 2 weight-gradient columns of
+        // 64 and a head's 3 of 16 (50 and 64 outputs `i`, inputs 64 apart); a target
+        // network's layer of 50 and head of 3 over 128 and 61 rows, with its bias. Then
+        // outputs that end inside a vector of either width (37, 13 and 9).
         let mut rng = bsuite_envs::RandomState::new(23);
-        for (kn, fan_in, n, cols) in [
-            (50, 64, 64, 48..50),
-            (64, 64, 16, 0..3),
-            (50, 64, 16, 0..3),
-            (37, 37, 16, 1..6),
+        for (m, a_stride, k, n, cols, biased) in [
+            (50, 64, 13, 64, 48..50, false),
+            (64, 64, 13, 16, 0..3, false),
+            (50, 64, 13, 16, 0..3, false),
+            (128, 128, 50, 64, 0..50, true),
+            (61, 64, 50, 16, 0..3, true),
+            (37, 37, 13, 16, 1..6, true),
+            (13, 16, 7, 16, 2..9, false),
+            (9, 9, 4, 16, 0..16, true),
         ] {
-            let rows = 13;
-            // A third of `x` zero, as after a ReLU.
-            let x: Vec<f32> = (0..rows * fan_in)
+            // A third of `a` zero, as after a ReLU.
+            let a: Vec<f32> = (0..k * a_stride)
                 .map(|_| {
                     if rng.rand() < 0.33 {
                         0.0
@@ -2074,46 +2110,56 @@ mod tests {
                     }
                 })
                 .collect();
-            let d: Vec<f32> = (0..rows * n).map(|_| rng.randn() as f32).collect();
-            type Columns = fn(&mut [f32], usize, &[f32], usize, &[f32], std::ops::Range<usize>);
-            let mut kernels: Vec<(&str, Columns)> = vec![
-                ("dispatched", weight_grad_columns),
-                ("generic", weight_grad_columns_generic),
+            let b: Vec<f32> = (0..k * n).map(|_| rng.randn() as f32).collect();
+            let bias: Vec<f32> = (0..n).map(|_| rng.randn() as f32).collect();
+            let bias = biased.then_some(&bias[..]);
+            type Kernel = fn(
+                &mut [f32],
+                usize,
+                &[f32],
+                usize,
+                &[f32],
+                usize,
+                std::ops::Range<usize>,
+                Option<&[f32]>,
+            );
+            let mut kernels: Vec<(&str, Kernel)> = vec![
+                ("dispatched", matmul_transposed),
+                ("generic", matmul_transposed_generic),
             ];
             #[cfg(target_arch = "x86_64")]
             {
                 use std::arch::is_x86_feature_detected as has;
                 if has!("avx2") && has!("fma") {
                     // SAFETY: the CPU has AVX2 and FMA, and the slices are as
-                    // `weight_grad_columns` checks.
-                    kernels.push(("avx2", |g, n, x, f, d, c| unsafe {
-                        simd::weight_grad_columns_avx2(g, n, x, f, d, c)
+                    // `matmul_transposed` checks.
+                    kernels.push(("avx2", |o, m, a, s, b, n, c, z| unsafe {
+                        simd::matmul_transposed_avx2(o, m, a, s, b, n, c, z)
                     }));
                 }
                 if has!("avx512f") {
                     // SAFETY: as above, with AVX-512.
-                    kernels.push(("avx512", |g, n, x, f, d, c| unsafe {
-                        simd::weight_grad_columns_avx512(g, n, x, f, d, c)
+                    kernels.push(("avx512", |o, m, a, s, b, n, c, z| unsafe {
+                        simd::matmul_transposed_avx512(o, m, a, s, b, n, c, z)
                     }));
                 }
             }
-            // The same columns from `matmul` on `x` stored transposed.
-            let mut x_t = vec![0.0f32; fan_in * rows];
-            transpose(&x, fan_in, &mut x_t);
-            let mut full = vec![0.0f32; fan_in * n];
-            matmul(&mut full, &x_t, (rows, 1), &d, n, None);
+            // `matmul` on `a` stored transposed: `out[i][j] = Σ_p a[p][i]·b[p][j]`.
+            let mut full = vec![0.0f32; m * n];
+            matmul(&mut full, &a, (1, a_stride), &b, n, bias);
             for (name, kernel) in kernels {
-                let mut g = vec![f32::NAN; kn * n];
-                kernel(&mut g, n, &x, fan_in, &d, cols.clone());
-                for k in 0..kn {
-                    for j in 0..n {
-                        let got = g[k * n + j];
-                        if cols.contains(&j) {
-                            let want = full[k * n + j];
-                            assert_eq!(got.to_bits(), want.to_bits(), "{name} {kn}x{n} [{k}][{j}]");
-                        } else {
-                            assert!(got.is_nan(), "{name} wrote column {j} outside {cols:?}");
-                        }
+                // A row of `out_t` past the columns, which must stay as it is.
+                let mut out_t = vec![f32::NAN; (cols.len() + 1) * m];
+                let (ours, after) = out_t.split_at_mut(cols.len() * m);
+                kernel(ours, m, &a, a_stride, &b, n, cols.clone(), bias);
+                assert!(
+                    after.iter().all(|x| x.is_nan()),
+                    "{name} wrote past its outputs"
+                );
+                for (c, j) in cols.clone().enumerate() {
+                    for i in 0..m {
+                        let (got, want) = (out_t[c * m + i], full[i * n + j]);
+                        assert_eq!(got.to_bits(), want.to_bits(), "{name} {m}x{n} [{i}][{j}]");
                     }
                 }
             }
@@ -2127,8 +2173,18 @@ mod tests {
         let mut out = [f32::NAN; 4];
         transpose(&w, 3, &mut out);
         assert_eq!(out, [0.0, 3.0, 1.0, 4.0]);
-        // Blocks of 8 by 8 and the columns after them, as the stacked layers use it.
-        for (rows, cols, out_rows) in [(64, 64, 50), (16, 16, 3), (8, 32, 17), (64, 16, 16)] {
+        // Blocks of 8 by 8 and the columns and rows after them, as the stacked layers use
+        // it (weights 64 or 16 rows long, a member's activations 128 or 61).
+        for (rows, cols, out_rows) in [
+            (64, 64, 50),
+            (16, 16, 3),
+            (8, 32, 17),
+            (64, 16, 16),
+            (128, 64, 50),
+            (61, 64, 50),
+            (13, 16, 9),
+            (5, 16, 16),
+        ] {
             let w: Vec<f32> = (0..rows * cols).map(|i| i as f32).collect();
             let mut out = vec![f32::NAN; out_rows * rows];
             transpose(&w, cols, &mut out);

@@ -560,8 +560,11 @@ struct Stack {
     /// Online activations of the sampled `o_tm1` of the member learning,
     /// `layout.acts_len(batch)` floats, reused by every member in turn...
     online: Vec<f32>,
-    /// ...its target activations of the sampled `o_t`, as `online`...
+    /// ...its target activations of the sampled `o_t`: the first layer's as `online`,
+    /// the later layers' there only for a batch of one...
     target_act: Vec<f32>,
+    /// ...and otherwise transposed, as [`forward_transposed`] lays them out...
+    target_t: Vec<f32>,
     /// ...and its loss gradients with respect to `online`, as `online`.
     delta: Vec<f32>,
     /// One slot's weights of one layer, transposed, for the backward pass.
@@ -893,6 +896,7 @@ impl DqnReplicas {
             grad,
             online,
             target_act,
+            target_t,
             delta,
             w_t,
             member_samples,
@@ -981,7 +985,18 @@ impl DqnReplicas {
                 first.forward(false, m, &inputs_tm1, &mut online[..rows * d0]);
                 first.forward(true, m, &inputs_t, &mut target_act[..rows * d0]);
                 forward_slot(layout, &params[s * row..][..row], online, rows, order);
-                forward_slot(layout, &target[s * row..][..row], target_act, rows, order);
+                let (q_t, q_t_strides) = if order == Order::Batch {
+                    let p = &target[s * row..][..row];
+                    let q_t =
+                        forward_transposed(layout, p, target_act, target_t, rows, num_actions);
+                    (q_t, (1, rows))
+                } else {
+                    forward_slot(layout, &target[s * row..][..row], target_act, rows, order);
+                    let last = layout.act_offset(layers, rows);
+                    (&target_act[last..][..rows * out], (out, 1))
+                };
+                // Q'_m(o_t, a) of the member's row `row`.
+                let q_next = |row: usize, a: usize| q_t[row * q_t_strides.0 + a * q_t_strides.1];
 
                 // The loss Σ_m mean_b m_mb·(y_b − Q_m(o_tm1, a_b))², y = r + γ·d·max_a
                 // Q'_m(o_t, a), as rlax.q_learning (no 0.5 factor): its gradient is
@@ -990,15 +1005,13 @@ impl DqnReplicas {
                 // scaled priors.
                 let last = layout.act_offset(layers, rows);
                 let q = &online[last..][..rows * out];
-                let q_t = &target_act[last..][..rows * out];
                 for (row, &b) in samples.iter().enumerate() {
                     let (a, at) = (actions[b], row * out);
                     let d = &mut delta[last + at..][..out];
                     d.fill(0.0);
                     let Some(e) = ensemble.as_ref() else {
-                        let max_q = q_t[at..at + num_actions]
-                            .iter()
-                            .copied()
+                        let max_q = (0..num_actions)
+                            .map(|a| q_next(row, a))
                             .fold(f32::NEG_INFINITY, f32::max);
                         let y = rewards[b] + (discounts[b] * discount) * max_q;
                         d[a] = (q[at + a] - y) * scale;
@@ -1007,10 +1020,9 @@ impl DqnReplicas {
                     let stride = Ensemble::by_member_width(num_actions);
                     let side = &e.by_member[(m * batch + row) * stride..][..stride];
                     let (prior_tm1, prior_t) = side.split_at(num_actions);
-                    let max_q = q_t[at..at + num_actions]
-                        .iter()
+                    let max_q = (0..num_actions)
                         .zip(prior_t)
-                        .map(|(&q, &p)| q + p)
+                        .map(|(a, &p)| q_next(row, a) + p)
                         .fold(f32::NEG_INFINITY, f32::max);
                     // The member's reward noise, if any, joins the reward first.
                     let reward = if e.noisy() {
@@ -1102,6 +1114,50 @@ fn forward_slot(layout: &Layout, p: &[f32], acts: &mut [f32], rows: usize, order
     }
 }
 
+/// [`forward_slot`] in the batch's order for a network whose activations are not
+/// backpropagated (the target's), vectorised over the rows: layer `i`'s activations are
+/// written transposed at `i · widest · rows` of `acts_t` (its real width in rows of
+/// `rows`), each the `a` of the next layer's product, and the Q-values are returned,
+/// `actions` rows of `rows`. `acts` holds the first layer's output, row-major. The sums are
+/// [`forward_slot`]'s, so are the bits; a layer costs its real width rather than its
+/// padded one (the head 3 columns rather than 16), for one transpose of the first layer's
+/// output.
+fn forward_transposed<'t>(
+    layout: &Layout,
+    p: &[f32],
+    acts: &[f32],
+    acts_t: &'t mut [f32],
+    rows: usize,
+    actions: usize,
+) -> &'t [f32] {
+    let layers = layout.layers();
+    let widest = layout.dims.iter().copied().max().expect("layers");
+    let region = widest * rows;
+    let first = &acts[..rows * layout.dims[0]];
+    host::transpose(
+        first,
+        layout.dims[0],
+        &mut acts_t[..layout.hidden[0] * rows],
+    );
+    for i in 0..layers {
+        let fan_out = layout.dims[i + 1];
+        let (inputs, outputs) = (
+            layout.hidden[i],
+            layout.hidden.get(i + 1).copied().unwrap_or(actions),
+        );
+        let (w_off, b_off) = layout.offsets[i];
+        let (w, b) = (&p[w_off..][..inputs * fan_out], &p[b_off..][..fan_out]);
+        let (done, next) = acts_t.split_at_mut((i + 1) * region);
+        let x_t = &done[i * region..][..inputs * rows];
+        let out_t = &mut next[..outputs * rows];
+        host::matmul_transposed(out_t, rows, x_t, rows, w, fan_out, 0..outputs, Some(b));
+        if i + 1 < layers {
+            host::relu(out_t);
+        }
+    }
+    &acts_t[layers * region..][..actions * rows]
+}
+
 /// The optimiser's step on one slot's stacked layers (parameters `p`, moments `m` and `v`,
 /// gradients `g`), over the weight rows of real inputs only: a padded input's weights,
 /// gradients and moments are zeros, which every optimiser leaves as they are.
@@ -1136,7 +1192,7 @@ fn optimise_slot(
 /// rows) into `delta`, down to the first layer's output. Sums skip padded inputs and
 /// outputs, whose terms are exact zeros; the gradients of padded inputs and outputs are
 /// never written and stay zero. A weight gradient's columns past the last whole vector of
-/// real outputs are taken 16 of its rows at a time ([`host::weight_grad_columns`]).
+/// real outputs are taken 16 of its rows at a time ([`host::matmul_transposed`]).
 #[allow(clippy::too_many_arguments)]
 fn backward_slot(
     layout: &Layout,
@@ -1160,7 +1216,13 @@ fn backward_slot(
         let g = &mut grad[w_off..][..inputs * fan_out];
         let whole = outputs / 16 * 16;
         host::matmul_columns(g, x, (1, fan_in), d, fan_out, None, whole);
-        host::weight_grad_columns(g, fan_out, x, fan_in, d, whole..outputs);
+        let rest = &mut w_t[..(outputs - whole) * inputs];
+        host::matmul_transposed(rest, inputs, x, fan_in, d, fan_out, whole..outputs, None);
+        for (j, column) in (whole..outputs).zip(rest.chunks_exact(inputs)) {
+            for (k, &sum) in column.iter().enumerate() {
+                g[k * fan_out + j] = sum;
+            }
+        }
         host::column_sums(&mut grad[b_off..][..fan_out], d);
         let w_t = &mut w_t[..outputs * fan_in];
         host::transpose(&p[w_off..][..fan_in * fan_out], fan_out, w_t);
@@ -1183,6 +1245,7 @@ impl Stack {
             act: vec![0.0; replicas * layout.acts_len(1)],
             online: sgd_acts(),
             target_act: sgd_acts(),
+            target_t: vec![0.0; layout.dims.len() * widest * batch],
             delta: sgd_acts(),
             w_t: vec![0.0; widest * widest],
             member_samples: vec![0; members * batch],
