@@ -1024,8 +1024,10 @@ mod simd {
     }
 
     /// [`super::matmul_transposed`] in tiles of `V` vectors of 16 outputs (`i`) by `C`
-    /// columns (`j`), each tile one pass over `p`: 4 by 3 keeps 12 chains in flight with
-    /// 4 loads and 3 broadcasts to 12 multiply-adds.
+    /// columns (`j`), each tile one pass over `p`. A tile keeps at least 8 chains in flight
+    /// where it has the columns (4 by 3 over 128 rows, 2 by 6 over a batch of 32, 1 by 8),
+    /// enough to hide the multiply-add's latency; 4 by 3 takes 4 loads and 3 broadcasts
+    /// to 12 multiply-adds.
     #[target_feature(enable = "avx512f")]
     #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn matmul_transposed_avx512(
@@ -1040,23 +1042,31 @@ mod simd {
     ) {
         let mut i = 0;
         while i < m {
-            let v = if m - i > 48 { 4 } else { 1 };
+            let (v, widest) = match m - i {
+                49.. => (4, 3),
+                17.. => (2, 6),
+                _ => (1, 8),
+            };
             let mut j = cols.start;
             while j < cols.end {
-                let c = (cols.end - j).min(3);
+                let c = (cols.end - j).min(widest);
                 let at = (i, j, j - cols.start);
-                // SAFETY: the tile's outputs (`i..i + 16·v` clipped to `m`, columns
-                // `j..j + c`) and the inputs it reads are within the slices.
-                unsafe {
-                    match (v, c) {
-                        (4, 3) => transposed_512::<4, 3>(out_t, m, a, a_stride, b, n, at, bias),
-                        (4, 2) => transposed_512::<4, 2>(out_t, m, a, a_stride, b, n, at, bias),
-                        (4, _) => transposed_512::<4, 1>(out_t, m, a, a_stride, b, n, at, bias),
-                        (_, 3) => transposed_512::<1, 3>(out_t, m, a, a_stride, b, n, at, bias),
-                        (_, 2) => transposed_512::<1, 2>(out_t, m, a, a_stride, b, n, at, bias),
-                        (_, _) => transposed_512::<1, 1>(out_t, m, a, a_stride, b, n, at, bias),
-                    }
+                macro_rules! tiles {
+                    ($($v:literal: $($c:literal)+;)+) => {
+                        match (v, c) {
+                            $($(
+                                // SAFETY: the tile's outputs (`i..i + 16·v` clipped to `m`,
+                                // columns `j..j + c`) and the inputs it reads are within
+                                // the slices.
+                                ($v, $c) => unsafe {
+                                    transposed_512::<$v, $c>(out_t, m, a, a_stride, b, n, at, bias)
+                                },
+                            )+)+
+                            _ => unreachable!("a tile of {v} by {c}"),
+                        }
+                    };
                 }
+                tiles!(4: 1 2 3; 2: 1 2 3 4 5 6; 1: 1 2 3 4 5 6 7 8;);
                 j += c;
             }
             i += 16 * v;
@@ -1109,8 +1119,8 @@ mod simd {
         }
     }
 
-    /// [`super::matmul_transposed`] in tiles of `V` vectors of 8 outputs by up to 3 columns
-    /// (at most 6 accumulators of the 16 registers).
+    /// [`super::matmul_transposed`] in tiles of `V` vectors of 8 outputs by `C` columns, 2
+    /// by 4 or 1 by 8 (8 chains, at most 11 of the 16 registers) where it has the columns.
     #[target_feature(enable = "avx2,fma")]
     #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn matmul_transposed_avx2(
@@ -1125,22 +1135,25 @@ mod simd {
     ) {
         let mut i = 0;
         while i < m {
-            let v = if m - i > 8 { 2 } else { 1 };
+            let (v, widest) = if m - i > 8 { (2, 4) } else { (1, 8) };
             let mut j = cols.start;
             while j < cols.end {
-                let c = (cols.end - j).min(3);
+                let c = (cols.end - j).min(widest);
                 let at = (i, j, j - cols.start);
-                // SAFETY: as in `matmul_transposed_avx512`.
-                unsafe {
-                    match (v, c) {
-                        (2, 3) => transposed_256::<2, 3>(out_t, m, a, a_stride, b, n, at, bias),
-                        (2, 2) => transposed_256::<2, 2>(out_t, m, a, a_stride, b, n, at, bias),
-                        (2, _) => transposed_256::<2, 1>(out_t, m, a, a_stride, b, n, at, bias),
-                        (_, 3) => transposed_256::<1, 3>(out_t, m, a, a_stride, b, n, at, bias),
-                        (_, 2) => transposed_256::<1, 2>(out_t, m, a, a_stride, b, n, at, bias),
-                        (_, _) => transposed_256::<1, 1>(out_t, m, a, a_stride, b, n, at, bias),
-                    }
+                macro_rules! tiles {
+                    ($($v:literal: $($c:literal)+;)+) => {
+                        match (v, c) {
+                            $($(
+                                // SAFETY: as in `matmul_transposed_avx512`.
+                                ($v, $c) => unsafe {
+                                    transposed_256::<$v, $c>(out_t, m, a, a_stride, b, n, at, bias)
+                                },
+                            )+)+
+                            _ => unreachable!("a tile of {v} by {c}"),
+                        }
+                    };
                 }
+                tiles!(2: 1 2 3 4; 1: 1 2 3 4 5 6 7 8;);
                 j += c;
             }
             i += 8 * v;
@@ -2087,8 +2100,9 @@ mod tests {
     fn matmul_transposed_is_matmuls_chains_on_every_instruction_set() {
         // As the stacked layers use it: a 50-wide layer's last 2 weight-gradient columns of
         // 64 and a head's 3 of 16 (50 and 64 outputs `i`, inputs 64 apart); a target
-        // network's layer of 50 and head of 3 over 128 and 61 rows, with its bias. Then
-        // outputs that end inside a vector of either width (37, 13 and 9).
+        // network's layer of 50 and head of 3 over 128 and 61 rows, and DQN's 64-wide
+        // layer over its batch of 32, with the bias. Then outputs that end inside a vector
+        // of either width (37, 13 and 9).
         let mut rng = bsuite_envs::RandomState::new(23);
         for (m, a_stride, k, n, cols, biased) in [
             (50, 64, 13, 64, 48..50, false),
@@ -2096,6 +2110,7 @@ mod tests {
             (50, 64, 13, 16, 0..3, false),
             (128, 128, 50, 64, 0..50, true),
             (61, 64, 50, 16, 0..3, true),
+            (32, 32, 64, 64, 0..64, true),
             (37, 37, 13, 16, 1..6, true),
             (13, 16, 7, 16, 2..9, false),
             (9, 9, 4, 16, 0..16, true),
