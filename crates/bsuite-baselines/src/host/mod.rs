@@ -1289,9 +1289,10 @@ pub(crate) fn transpose(w: &[f32], cols: usize, out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if simd_level() != SimdLevel::Baseline {
         // SAFETY: the CPU has AVX (checked by `simd_level`), and the blocks are within
-        // `w` and `out` (whole blocks of 8 rows of `w` and of 8 rows of `out` only).
-        unsafe { transpose_blocks_avx(w, cols, out, out_rows / 8, rows / 8) };
-        (done_cols, done_rows) = (out_rows / 8 * 8, rows / 8 * 8);
+        // `w` and `out` (whole blocks of 8 rows of `w`; columns of `w` that exist; rows
+        // of `out` that exist).
+        done_cols = unsafe { transpose_blocks_avx(w, cols, out, out_rows, rows / 8) };
+        done_rows = rows / 8 * 8;
     }
     for j in 0..out_rows {
         let from = if j < done_cols { done_rows } else { 0 };
@@ -1301,22 +1302,30 @@ pub(crate) fn transpose(w: &[f32], cols: usize, out: &mut [f32]) {
     }
 }
 
-/// The first `col_blocks · 8` columns of [`transpose`] over its first `row_blocks · 8`
-/// rows, in blocks of 8 by 8 in registers: a scalar transpose's strided reads were 4% of
-/// bootstrapped DQN's step.
+/// [`transpose`]'s first `out_rows` columns over its first `row_blocks · 8` rows, in
+/// blocks of 8 by 8 in registers (a scalar transpose's strided reads were 4% of
+/// bootstrapped DQN's step), and returns how many columns it did: all of them where `w`
+/// has the columns up to the next multiple of 8, whose last block it reads whole and
+/// stores in part (a 50-wide layer's columns 48 and 49 of 64), else the whole blocks.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 unsafe fn transpose_blocks_avx(
     w: &[f32],
     cols: usize,
     out: &mut [f32],
-    col_blocks: usize,
+    out_rows: usize,
     row_blocks: usize,
-) {
+) -> usize {
     use std::arch::x86_64::*;
     let rows = w.len() / cols;
+    let col_blocks = if out_rows.next_multiple_of(8) <= cols {
+        out_rows.div_ceil(8)
+    } else {
+        out_rows / 8
+    };
     for jb in 0..col_blocks {
         let j = jb * 8;
+        let keep = (out_rows - j).min(8);
         for k in (0..row_blocks * 8).step_by(8) {
             // SAFETY (this block): rows `k..k + 8` of `w` and of `out`'s block exist.
             unsafe {
@@ -1348,12 +1357,13 @@ unsafe fn transpose_blocks_avx(
                     _mm256_permute2f128_ps::<0x31>(u2, u6),
                     _mm256_permute2f128_ps::<0x31>(u3, u7),
                 ];
-                for (i, c) in c.into_iter().enumerate() {
+                for (i, c) in c.into_iter().enumerate().take(keep) {
                     _mm256_storeu_ps(out.as_mut_ptr().add((j + i) * rows + k), c);
                 }
             }
         }
     }
+    (col_blocks * 8).min(out_rows)
 }
 
 kernel! {
@@ -2189,7 +2199,8 @@ mod tests {
         transpose(&w, 3, &mut out);
         assert_eq!(out, [0.0, 3.0, 1.0, 4.0]);
         // Blocks of 8 by 8 and the columns and rows after them, as the stacked layers use
-        // it (weights 64 or 16 rows long, a member's activations 128 or 61).
+        // it (weights 64 or 16 rows long, a member's activations 128 or 61); a last block
+        // of columns stored in part, and (20 columns) one that `w` is too narrow for.
         for (rows, cols, out_rows) in [
             (64, 64, 50),
             (16, 16, 3),
@@ -2199,6 +2210,7 @@ mod tests {
             (61, 64, 50),
             (13, 16, 9),
             (5, 16, 16),
+            (16, 20, 19),
         ] {
             let w: Vec<f32> = (0..rows * cols).map(|i| i as f32).collect();
             let mut out = vec![f32::NAN; out_rows * rows];
