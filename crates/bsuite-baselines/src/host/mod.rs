@@ -2049,11 +2049,9 @@ mod tests {
         }
     }
 
-    fn matmul_matches_its_chains(m: usize) {
-        let mut rng = bsuite_envs::RandomState::new(11);
-        // A third of `a` zero, as after a ReLU.
-        let (k, n) = (37, 48);
-        let a: Vec<f32> = (0..m * k)
+    /// `len` normal draws of which about a third are zero, as a ReLU's outputs are.
+    fn relu_outputs(rng: &mut bsuite_envs::RandomState, len: usize) -> Vec<f32> {
+        (0..len)
             .map(|_| {
                 if rng.rand() < 0.33 {
                     0.0
@@ -2061,7 +2059,13 @@ mod tests {
                     rng.randn() as f32
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    fn matmul_matches_its_chains(m: usize) {
+        let mut rng = bsuite_envs::RandomState::new(11);
+        let (k, n) = (37, 48);
+        let a = relu_outputs(&mut rng, m * k);
         let b: Vec<f32> = (0..k * n).map(|_| rng.randn() as f32).collect();
         let bias: Vec<f32> = (0..n).map(|_| rng.randn() as f32).collect();
         let mut a_t = vec![0.0f32; k * m];
@@ -2125,16 +2129,7 @@ mod tests {
             (13, 16, 7, 16, 2..9, false),
             (9, 9, 4, 16, 0..16, true),
         ] {
-            // A third of `a` zero, as after a ReLU.
-            let a: Vec<f32> = (0..k * a_stride)
-                .map(|_| {
-                    if rng.rand() < 0.33 {
-                        0.0
-                    } else {
-                        rng.randn() as f32
-                    }
-                })
-                .collect();
+            let a = relu_outputs(&mut rng, k * a_stride);
             let b: Vec<f32> = (0..k * n).map(|_| rng.randn() as f32).collect();
             let bias: Vec<f32> = (0..n).map(|_| rng.randn() as f32).collect();
             let bias = biased.then_some(&bias[..]);

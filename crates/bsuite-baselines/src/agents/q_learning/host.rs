@@ -985,6 +985,7 @@ impl DqnReplicas {
                 first.forward(false, m, &inputs_tm1, &mut online[..rows * d0]);
                 first.forward(true, m, &inputs_t, &mut target_act[..rows * d0]);
                 forward_slot(layout, &params[s * row..][..row], online, rows, order);
+                let last = layout.act_offset(layers, rows);
                 let (q_t, q_t_strides) = if order == Order::Batch {
                     let p = &target[s * row..][..row];
                     let q_t =
@@ -992,7 +993,6 @@ impl DqnReplicas {
                     (q_t, (1, rows))
                 } else {
                     forward_slot(layout, &target[s * row..][..row], target_act, rows, order);
-                    let last = layout.act_offset(layers, rows);
                     (&target_act[last..][..rows * out], (out, 1))
                 };
                 // Q'_m(o_t, a) of the member's row `row`.
@@ -1003,7 +1003,6 @@ impl DqnReplicas {
                 // 2/B·(Q − y) at the taken action of each sample member m takes (m_mb = 1;
                 // B is the whole batch). An ensemble's Q and Q' include the members'
                 // scaled priors.
-                let last = layout.act_offset(layers, rows);
                 let q = &online[last..][..rows * out];
                 for (row, &b) in samples.iter().enumerate() {
                     let (a, at) = (actions[b], row * out);
