@@ -56,7 +56,15 @@ pub fn probe_matmul_256(reps: u32) -> f64 {
         .collect();
     let mut out = vec![0.0f32; N * N];
     for _ in 0..reps {
-        matmul(&mut out, std::hint::black_box(&a), (N, 1), &b, N, None);
+        matmul(
+            &mut out,
+            std::hint::black_box(&a),
+            (N, 1),
+            &b,
+            N,
+            None,
+            Epilogue::Store,
+        );
         std::hint::black_box(&mut out);
     }
     2.0 * (N as f64).powi(3) * f64::from(reps)
@@ -719,8 +727,66 @@ kernel! {
     }
 }
 
-/// `out = a·b`, plus `bias` on every row if given: `b` is `[k, n]` and `out` is `[m, n]`,
-/// row-major with `n` a multiple of 16, and element `(i, p)` of `a` is
+/// What a product does to each output after its bias, before storing it. A ReLU or its
+/// backward applied in the product's registers saves a pass over the outputs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Epilogue<'a> {
+    /// Stores the outputs as they are.
+    Store,
+    /// [`relu`]'s `max(x, 0)`, keeping NaN.
+    Relu,
+    /// [`relu_backward`]: zeroes the outputs whose element of this activation, laid out as
+    /// the output, is not above zero.
+    ReluBackward(&'a [f32]),
+}
+
+impl Epilogue<'_> {
+    /// Output `s`, element `at` of the output, after the epilogue.
+    #[inline(always)]
+    fn apply(self, at: usize, s: f32) -> f32 {
+        match self {
+            Epilogue::Store => s,
+            Epilogue::Relu => {
+                if s < 0.0 {
+                    0.0
+                } else {
+                    s
+                }
+            }
+            Epilogue::ReluBackward(activation) => {
+                if activation[at] > 0.0 {
+                    s
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    /// The epilogue for a tile whose first output is element `at` of the output.
+    #[cfg(target_arch = "x86_64")]
+    fn at(self, at: usize) -> simd::Post {
+        match self {
+            Epilogue::Store => simd::Post::Store,
+            Epilogue::Relu => simd::Post::Relu,
+            Epilogue::ReluBackward(a) => simd::Post::ReluBackward(a.as_ptr().wrapping_add(at)),
+        }
+    }
+
+    /// Panics unless a [`Epilogue::ReluBackward`]'s activation covers `outputs` elements.
+    fn check(self, outputs: usize, kernel: &str) {
+        if let Epilogue::ReluBackward(a) = self {
+            assert!(
+                a.len() >= outputs,
+                "{kernel}: {} activations for {outputs} outputs",
+                a.len()
+            );
+        }
+    }
+}
+
+/// `out = a·b`, plus `bias` on every row if given, then `then`: `b` is `[k, n]` and `out`
+/// is `[m, n]`, row-major with `n` a multiple of 16, and element `(i, p)` of `a` is
 /// `a[i·a_strides.0 + p·a_strides.1]`, so `a` may be stored transposed.
 ///
 /// Each `out[i][j]` is one chain of fused multiply-adds over `p` in order, from zero, with
@@ -736,13 +802,15 @@ pub(crate) fn matmul(
     b: &[f32],
     n: usize,
     bias: Option<&[f32]>,
+    then: Epilogue,
 ) {
-    matmul_columns(out, a, a_strides, b, n, bias, n)
+    matmul_columns(out, a, a_strides, b, n, bias, then, n)
 }
 
 /// [`matmul`]'s first `cols` columns of `out` (a multiple of 16); the others are left as
 /// they are. A product whose real outputs end inside a vector computes the vectors before
 /// it here and the rest another way ([`matmul_transposed`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn matmul_columns(
     out: &mut [f32],
     a: &[f32],
@@ -750,6 +818,7 @@ pub(crate) fn matmul_columns(
     b: &[f32],
     n: usize,
     bias: Option<&[f32]>,
+    then: Epilogue,
     cols: usize,
 ) {
     assert!(
@@ -772,23 +841,25 @@ pub(crate) fn matmul_columns(
         "matmul: `a` too short"
     );
     assert!(bias.is_none_or(|c| c.len() >= n), "matmul: bias too short");
+    then.check(out.len(), "matmul");
     #[cfg(target_arch = "x86_64")]
     match simd_level() {
         // SAFETY: the CPU has the features (checked by `simd_level`), and every index
         // the kernels read or write is within the slices (checked above).
         SimdLevel::Avx512 => {
-            return unsafe { simd::matmul_avx512(out, a, a_strides, b, n, bias, cols) };
+            return unsafe { simd::matmul_avx512(out, a, a_strides, b, n, bias, then, cols) };
         }
         SimdLevel::Avx2 => {
-            return unsafe { simd::matmul_avx2(out, a, a_strides, b, n, bias, cols) };
+            return unsafe { simd::matmul_avx2(out, a, a_strides, b, n, bias, then, cols) };
         }
         SimdLevel::Baseline => {}
     }
-    matmul_generic(out, a, a_strides, b, n, bias, cols)
+    matmul_generic(out, a, a_strides, b, n, bias, then, cols)
 }
 
 /// [`matmul`] in tiles of 4 rows by 16 columns, without intrinsics (LLVM vectorises it
 /// where it can).
+#[allow(clippy::too_many_arguments)]
 fn matmul_generic(
     out: &mut [f32],
     a: &[f32],
@@ -796,6 +867,7 @@ fn matmul_generic(
     b: &[f32],
     n: usize,
     bias: Option<&[f32]>,
+    then: Epilogue,
     cols: usize,
 ) {
     let m = out.len() / n;
@@ -803,17 +875,17 @@ fn matmul_generic(
     for first in (0..m).step_by(4) {
         for c in (0..cols).step_by(16) {
             if first < whole {
-                matmul_tile::<4, 16>(out, (first, c), a, a_strides, b, n, bias);
+                matmul_tile::<4, 16>(out, (first, c), a, a_strides, b, n, bias, then);
             } else {
                 for row in first..m {
-                    matmul_tile::<1, 16>(out, (row, c), a, a_strides, b, n, bias);
+                    matmul_tile::<1, 16>(out, (row, c), a, a_strides, b, n, bias, then);
                 }
             }
         }
     }
 }
 
-/// Columns `cols` of `aᵀ·b`, plus `bias` if given, written transposed:
+/// Columns `cols` of `aᵀ·b`, plus `bias` if given, then `then`, written transposed:
 /// `out_t[j − cols.start][i] = Σ_p a[p][i]·b[p][j] (+ bias[j])` for `i < m`, `j` in `cols`
 /// and `p < b.len() / n`, where `a[p][i]` is `a[p·a_stride + i]` (`m <= a_stride`), `b` is
 /// `[p, n]` row-major and `out_t` is `cols.len()` rows of `m`. Each output is one fused
@@ -824,7 +896,8 @@ fn matmul_generic(
 /// whole vector of 16 columns per output row, 8 and 5 times the work on the columns a layer
 /// has past its last whole vector (a 50-wide layer's last 2, a 3-action head's 3); this
 /// computes exactly `cols`, and its output, a layer's activations stored transposed, is
-/// the `a` of the next layer's product.
+/// the `a` of the next layer's product. A [`Epilogue::ReluBackward`]'s activation is
+/// laid out as `out_t`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn matmul_transposed(
     out_t: &mut [f32],
@@ -835,6 +908,7 @@ pub(crate) fn matmul_transposed(
     n: usize,
     cols: std::ops::Range<usize>,
     bias: Option<&[f32]>,
+    then: Epilogue,
 ) {
     let k = b.len().checked_div(n).unwrap_or(0);
     assert!(
@@ -851,6 +925,7 @@ pub(crate) fn matmul_transposed(
         a.len(),
         b.len()
     );
+    then.check(out_t.len(), "matmul_transposed");
     if out_t.is_empty() {
         return;
     }
@@ -860,17 +935,17 @@ pub(crate) fn matmul_transposed(
         // the kernels read or write is within the slices (checked above).
         SimdLevel::Avx512 => {
             return unsafe {
-                simd::matmul_transposed_avx512(out_t, m, a, a_stride, b, n, cols, bias)
+                simd::matmul_transposed_avx512(out_t, m, a, a_stride, b, n, cols, bias, then)
             };
         }
         SimdLevel::Avx2 => {
             return unsafe {
-                simd::matmul_transposed_avx2(out_t, m, a, a_stride, b, n, cols, bias)
+                simd::matmul_transposed_avx2(out_t, m, a, a_stride, b, n, cols, bias, then)
             };
         }
         SimdLevel::Baseline => {}
     }
-    matmul_transposed_generic(out_t, m, a, a_stride, b, n, cols, bias)
+    matmul_transposed_generic(out_t, m, a, a_stride, b, n, cols, bias, then)
 }
 
 /// [`matmul_transposed`] output by output, without intrinsics.
@@ -884,12 +959,13 @@ fn matmul_transposed_generic(
     n: usize,
     cols: std::ops::Range<usize>,
     bias: Option<&[f32]>,
+    then: Epilogue,
 ) {
     let k = b.len() / n;
-    for (row, j) in out_t.chunks_exact_mut(m).zip(cols) {
+    for (c, (row, j)) in out_t.chunks_exact_mut(m).zip(cols).enumerate() {
         for (i, o) in row.iter_mut().enumerate() {
             let chain = (0..k).fold(0.0f32, |s, p| a[p * a_stride + i].mul_add(b[p * n + j], s));
-            *o = bias.map_or(chain, |z| chain + z[j]);
+            *o = then.apply(c * m + i, bias.map_or(chain, |z| chain + z[j]));
         }
     }
 }
@@ -900,11 +976,54 @@ fn matmul_transposed_generic(
 mod simd {
     use std::arch::x86_64::*;
 
+    /// An [`super::Epilogue`] at a tile: a [`super::Epilogue::ReluBackward`]'s activation
+    /// from the tile's first output on.
+    #[derive(Clone, Copy)]
+    pub(super) enum Post {
+        Store,
+        Relu,
+        ReluBackward(*const f32),
+    }
+
+    /// Outputs `s`, `at` elements past the tile's first, after `post`; only the lanes of
+    /// `lanes` are read from the activation.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn finish_512(s: __m512, post: Post, at: usize, lanes: __mmask16) -> __m512 {
+        let zero = _mm512_setzero_ps();
+        match post {
+            Post::Store => s,
+            Post::Relu => _mm512_mask_mov_ps(s, _mm512_cmp_ps_mask::<_CMP_LT_OQ>(s, zero), zero),
+            Post::ReluBackward(a) => {
+                // SAFETY: the caller's tile is within the activation, laid out as the output.
+                let a = unsafe { _mm512_maskz_loadu_ps(lanes, a.wrapping_add(at)) };
+                _mm512_maskz_mov_ps(_mm512_cmp_ps_mask::<_CMP_GT_OQ>(a, zero), s)
+            }
+        }
+    }
+
+    /// As `finish_512`, 8 lanes; `lanes` has all bits set in the lanes read.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn finish_256(s: __m256, post: Post, at: usize, lanes: __m256i) -> __m256 {
+        let zero = _mm256_setzero_ps();
+        match post {
+            Post::Store => s,
+            Post::Relu => _mm256_blendv_ps(s, zero, _mm256_cmp_ps::<_CMP_LT_OQ>(s, zero)),
+            Post::ReluBackward(a) => {
+                // SAFETY: as in `finish_512`.
+                let a = unsafe { _mm256_maskload_ps(a.wrapping_add(at), lanes) };
+                _mm256_and_ps(s, _mm256_cmp_ps::<_CMP_GT_OQ>(a, zero))
+            }
+        }
+    }
+
     /// Tiles of 8 rows by 32 columns (16 accumulators of the 32 registers), then 16
     /// columns; the rows left over in tiles of 4, 2 and 1 (a tile of one row by 16 columns
     /// is one chain, which waits out the multiply-add's latency at every step: a 50-row
     /// weight gradient's last two rows took as long as eight).
     #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn matmul_avx512(
         out: &mut [f32],
         a: &[f32],
@@ -912,6 +1031,7 @@ mod simd {
         b: &[f32],
         n: usize,
         bias: Option<&[f32]>,
+        then: super::Epilogue,
         cols: usize,
     ) {
         let m = out.len() / n;
@@ -934,15 +1054,16 @@ mod simd {
                     let x = a.as_ptr().add(first * a_strides.0);
                     let y = b.as_ptr().add(c);
                     let z = bias.map(|z| z.as_ptr().add(c));
+                    let t = then.at(first * n + c);
                     match (rows, wide) {
-                        (8, true) => tile_512::<8, 2>(o, x, a_strides, y, n, k, z),
-                        (8, false) => tile_512::<8, 1>(o, x, a_strides, y, n, k, z),
-                        (4, true) => tile_512::<4, 2>(o, x, a_strides, y, n, k, z),
-                        (4, false) => tile_512::<4, 1>(o, x, a_strides, y, n, k, z),
-                        (2, true) => tile_512::<2, 2>(o, x, a_strides, y, n, k, z),
-                        (2, false) => tile_512::<2, 1>(o, x, a_strides, y, n, k, z),
-                        (_, true) => tile_512::<1, 2>(o, x, a_strides, y, n, k, z),
-                        (_, false) => tile_512::<1, 1>(o, x, a_strides, y, n, k, z),
+                        (8, true) => tile_512::<8, 2>(o, x, a_strides, y, n, k, z, t),
+                        (8, false) => tile_512::<8, 1>(o, x, a_strides, y, n, k, z, t),
+                        (4, true) => tile_512::<4, 2>(o, x, a_strides, y, n, k, z, t),
+                        (4, false) => tile_512::<4, 1>(o, x, a_strides, y, n, k, z, t),
+                        (2, true) => tile_512::<2, 2>(o, x, a_strides, y, n, k, z, t),
+                        (2, false) => tile_512::<2, 1>(o, x, a_strides, y, n, k, z, t),
+                        (_, true) => tile_512::<1, 2>(o, x, a_strides, y, n, k, z, t),
+                        (_, false) => tile_512::<1, 1>(o, x, a_strides, y, n, k, z, t),
                     }
                 }
                 c += if wide { 32 } else { 16 };
@@ -954,6 +1075,7 @@ mod simd {
     /// `R` rows by `V` registers of 16 columns; pointers at the tile's first element.
     #[target_feature(enable = "avx512f")]
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     unsafe fn tile_512<const R: usize, const V: usize>(
         out: *mut f32,
         a: *const f32,
@@ -962,6 +1084,7 @@ mod simd {
         n: usize,
         k: usize,
         bias: Option<*const f32>,
+        then: Post,
     ) {
         let mut acc = [[_mm512_setzero_ps(); V]; R];
         let mut bp = [_mm512_setzero_ps(); V];
@@ -983,7 +1106,9 @@ mod simd {
                     Some(z) => _mm512_add_ps(s, unsafe { _mm512_loadu_ps(z.add(16 * v)) }),
                     None => s,
                 };
-                unsafe { _mm512_storeu_ps(out.add(r * n + 16 * v), s) };
+                let at = r * n + 16 * v;
+                let s = unsafe { finish_512(s, then, at, !0) };
+                unsafe { _mm512_storeu_ps(out.add(at), s) };
             }
         }
     }
@@ -991,6 +1116,7 @@ mod simd {
     /// Tiles of 6 rows by 16 columns (12 accumulators of the 16 registers), then single
     /// rows.
     #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn matmul_avx2(
         out: &mut [f32],
         a: &[f32],
@@ -998,6 +1124,7 @@ mod simd {
         b: &[f32],
         n: usize,
         bias: Option<&[f32]>,
+        then: super::Epilogue,
         cols: usize,
     ) {
         let m = out.len() / n;
@@ -1012,10 +1139,11 @@ mod simd {
                     let x = a.as_ptr().add(first * a_strides.0);
                     let y = b.as_ptr().add(c);
                     let z = bias.map(|z| z.as_ptr().add(c));
+                    let t = then.at(first * n + c);
                     if first < whole {
-                        tile_256::<6>(o, x, a_strides, y, n, k, z);
+                        tile_256::<6>(o, x, a_strides, y, n, k, z, t);
                     } else {
-                        tile_256::<1>(o, x, a_strides, y, n, k, z);
+                        tile_256::<1>(o, x, a_strides, y, n, k, z, t);
                     }
                 }
             }
@@ -1039,7 +1167,9 @@ mod simd {
         n: usize,
         cols: std::ops::Range<usize>,
         bias: Option<&[f32]>,
+        then: super::Epilogue,
     ) {
+        let then = then.at(0);
         let mut i = 0;
         while i < m {
             let (v, widest) = match m - i {
@@ -1059,7 +1189,9 @@ mod simd {
                                 // columns `j..j + c`) and the inputs it reads are within
                                 // the slices.
                                 ($v, $c) => unsafe {
-                                    transposed_512::<$v, $c>(out_t, m, a, a_stride, b, n, at, bias)
+                                    transposed_512::<$v, $c>(
+                                        out_t, m, a, a_stride, b, n, at, bias, then,
+                                    )
                                 },
                             )+)+
                             _ => unreachable!("a tile of {v} by {c}"),
@@ -1087,6 +1219,7 @@ mod simd {
         n: usize,
         (i, j, row): (usize, usize, usize),
         bias: Option<&[f32]>,
+        then: Post,
     ) {
         let k = b.len() / n;
         // Lanes past `m` read and write nothing.
@@ -1113,8 +1246,9 @@ mod simd {
             let z = bias.map(|z| _mm512_set1_ps(z[j + c]));
             for (v, &s) in acc.iter().enumerate() {
                 let s = z.map_or(s, |z| _mm512_add_ps(s, z));
-                let at = out_t.as_mut_ptr().wrapping_add((row + c) * m + i + 16 * v);
-                unsafe { _mm512_mask_storeu_ps(at, masks[v], s) };
+                let at = (row + c) * m + i + 16 * v;
+                let s = unsafe { finish_512(s, then, at, masks[v]) };
+                unsafe { _mm512_mask_storeu_ps(out_t.as_mut_ptr().wrapping_add(at), masks[v], s) };
             }
         }
     }
@@ -1132,7 +1266,9 @@ mod simd {
         n: usize,
         cols: std::ops::Range<usize>,
         bias: Option<&[f32]>,
+        then: super::Epilogue,
     ) {
+        let then = then.at(0);
         let mut i = 0;
         while i < m {
             let (v, widest) = if m - i > 8 { (2, 4) } else { (1, 8) };
@@ -1146,7 +1282,9 @@ mod simd {
                             $($(
                                 // SAFETY: as in `matmul_transposed_avx512`.
                                 ($v, $c) => unsafe {
-                                    transposed_256::<$v, $c>(out_t, m, a, a_stride, b, n, at, bias)
+                                    transposed_256::<$v, $c>(
+                                        out_t, m, a, a_stride, b, n, at, bias, then,
+                                    )
                                 },
                             )+)+
                             _ => unreachable!("a tile of {v} by {c}"),
@@ -1173,6 +1311,7 @@ mod simd {
         n: usize,
         (i, j, row): (usize, usize, usize),
         bias: Option<&[f32]>,
+        then: Post,
     ) {
         let k = b.len() / n;
         let masks: [__m256i; V] = std::array::from_fn(|v| {
@@ -1198,8 +1337,9 @@ mod simd {
             let z = bias.map(|z| _mm256_set1_ps(z[j + c]));
             for (v, &s) in acc.iter().enumerate() {
                 let s = z.map_or(s, |z| _mm256_add_ps(s, z));
-                let at = out_t.as_mut_ptr().wrapping_add((row + c) * m + i + 8 * v);
-                unsafe { _mm256_maskstore_ps(at, masks[v], s) };
+                let at = (row + c) * m + i + 8 * v;
+                let s = unsafe { finish_256(s, then, at, masks[v]) };
+                unsafe { _mm256_maskstore_ps(out_t.as_mut_ptr().wrapping_add(at), masks[v], s) };
             }
         }
     }
@@ -1207,6 +1347,7 @@ mod simd {
     /// `R` rows by 16 columns (two registers); pointers at the tile's first element.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     unsafe fn tile_256<const R: usize>(
         out: *mut f32,
         a: *const f32,
@@ -1215,6 +1356,7 @@ mod simd {
         n: usize,
         k: usize,
         bias: Option<*const f32>,
+        then: Post,
     ) {
         let mut acc = [[_mm256_setzero_ps(); 2]; R];
         for p in 0..k {
@@ -1238,7 +1380,9 @@ mod simd {
                     Some(z) => _mm256_add_ps(s, unsafe { _mm256_loadu_ps(z.add(8 * v)) }),
                     None => s,
                 };
-                unsafe { _mm256_storeu_ps(out.add(r * n + 8 * v), s) };
+                let at = r * n + 8 * v;
+                let s = unsafe { finish_256(s, then, at, _mm256_set1_epi32(-1)) };
+                unsafe { _mm256_storeu_ps(out.add(at), s) };
             }
         }
     }
@@ -1246,6 +1390,7 @@ mod simd {
 
 /// Rows `first..first + R` and columns `c..c + C` of [`matmul_generic`]'s `out`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn matmul_tile<const R: usize, const C: usize>(
     out: &mut [f32],
     (first, c): (usize, usize),
@@ -1254,6 +1399,7 @@ fn matmul_tile<const R: usize, const C: usize>(
     b: &[f32],
     n: usize,
     bias: Option<&[f32]>,
+    then: Epilogue,
 ) {
     let k = b.len() / n;
     let mut acc = [[0.0f32; C]; R];
@@ -1267,14 +1413,10 @@ fn matmul_tile<const R: usize, const C: usize>(
         }
     }
     for (r, acc) in acc.iter().enumerate() {
-        let o = &mut out[(first + r) * n + c..][..C];
-        match bias {
-            Some(bias) => {
-                for ((o, &s), &b) in o.iter_mut().zip(acc).zip(&bias[c..c + C]) {
-                    *o = s + b;
-                }
-            }
-            None => o.copy_from_slice(acc),
+        let at = (first + r) * n + c;
+        for (j, (o, &s)) in out[at..][..C].iter_mut().zip(acc).enumerate() {
+            let s = bias.map_or(s, |bias| s + bias[c + j]);
+            *o = then.apply(at + j, s);
         }
     }
 }
@@ -2041,7 +2183,7 @@ mod tests {
     }
 
     #[test]
-    fn matmul_is_one_fused_chain_per_output_then_the_bias() {
+    fn matmul_is_one_fused_chain_per_output_then_the_bias_then_the_epilogue() {
         // 13 and 15 rows: whole tiles and every size of tile for the rows left over, on
         // every instruction set; 48 columns: a 32-wide block and a 16-wide one.
         for m in [13, 15] {
@@ -2070,11 +2212,16 @@ mod tests {
         let bias: Vec<f32> = (0..n).map(|_| rng.randn() as f32).collect();
         let mut a_t = vec![0.0f32; k * m];
         transpose(&a, k, &mut a_t);
-        type Matmul = fn(&mut [f32], &[f32], (usize, usize), &[f32], usize, Option<&[f32]>);
+        // Zeros, -0.0 and NaN among the activations a ReLU's backward reads.
+        let mut activation = relu_outputs(&mut rng, m * n);
+        activation[1] = -0.0;
+        activation[2] = f32::NAN;
+        type Matmul =
+            fn(&mut [f32], &[f32], (usize, usize), &[f32], usize, Option<&[f32]>, Epilogue);
         let mut kernels: Vec<(&str, Matmul)> = vec![
             ("dispatched", matmul),
-            ("generic", |o, a, s, b, n, c| {
-                matmul_generic(o, a, s, b, n, c, n)
+            ("generic", |o, a, s, b, n, c, t| {
+                matmul_generic(o, a, s, b, n, c, t, n)
             }),
         ];
         #[cfg(target_arch = "x86_64")]
@@ -2082,28 +2229,44 @@ mod tests {
             use std::arch::is_x86_feature_detected as has;
             if has!("avx2") && has!("fma") {
                 // SAFETY: the CPU has AVX2 and FMA, and the slices are as `matmul` checks.
-                kernels.push(("avx2", |o, a, s, b, n, c| unsafe {
-                    simd::matmul_avx2(o, a, s, b, n, c, n)
+                kernels.push(("avx2", |o, a, s, b, n, c, t| unsafe {
+                    simd::matmul_avx2(o, a, s, b, n, c, t, n)
                 }));
             }
             if has!("avx512f") {
                 // SAFETY: as above, with AVX-512.
-                kernels.push(("avx512", |o, a, s, b, n, c| unsafe {
-                    simd::matmul_avx512(o, a, s, b, n, c, n)
+                kernels.push(("avx512", |o, a, s, b, n, c, t| unsafe {
+                    simd::matmul_avx512(o, a, s, b, n, c, t, n)
                 }));
             }
         }
+        let epilogues = [
+            Epilogue::Store,
+            Epilogue::Relu,
+            Epilogue::ReluBackward(&activation),
+        ];
         for (name, kernel) in kernels {
             for (stored, strides, add) in [(&a, (k, 1), Some(&bias[..])), (&a_t, (1, m), None)] {
-                let mut out = vec![f32::NAN; m * n];
-                kernel(&mut out, stored, strides, &b, n, add);
-                for i in 0..m {
-                    for j in 0..n {
-                        let chain =
-                            (0..k).fold(0.0f32, |s, p| a[i * k + p].mul_add(b[p * n + j], s));
-                        let expect = add.map_or(chain, |c| chain + c[j]);
-                        let got = out[i * n + j];
-                        assert_eq!(got.to_bits(), expect.to_bits(), "{name} [{i}][{j}]");
+                for then in epilogues {
+                    let mut out = vec![f32::NAN; m * n];
+                    kernel(&mut out, stored, strides, &b, n, add, then);
+                    // The epilogue is the kernels that run it apart.
+                    let mut expect = vec![0.0f32; m * n];
+                    for i in 0..m {
+                        for j in 0..n {
+                            let chain =
+                                (0..k).fold(0.0f32, |s, p| a[i * k + p].mul_add(b[p * n + j], s));
+                            expect[i * n + j] = add.map_or(chain, |c| chain + c[j]);
+                        }
+                    }
+                    match then {
+                        Epilogue::Store => {}
+                        Epilogue::Relu => relu(&mut expect),
+                        Epilogue::ReluBackward(x) => relu_backward(&mut expect, x),
+                    }
+                    for (at, (got, want)) in out.iter().zip(&expect).enumerate() {
+                        let (i, j) = (at / n, at % n);
+                        assert_eq!(got.to_bits(), want.to_bits(), "{name} {then:?} [{i}][{j}]");
                     }
                 }
             }
@@ -2142,6 +2305,7 @@ mod tests {
                 usize,
                 std::ops::Range<usize>,
                 Option<&[f32]>,
+                Epilogue,
             );
             let mut kernels: Vec<(&str, Kernel)> = vec![
                 ("dispatched", matmul_transposed),
@@ -2153,33 +2317,44 @@ mod tests {
                 if has!("avx2") && has!("fma") {
                     // SAFETY: the CPU has AVX2 and FMA, and the slices are as
                     // `matmul_transposed` checks.
-                    kernels.push(("avx2", |o, m, a, s, b, n, c, z| unsafe {
-                        simd::matmul_transposed_avx2(o, m, a, s, b, n, c, z)
+                    kernels.push(("avx2", |o, m, a, s, b, n, c, z, t| unsafe {
+                        simd::matmul_transposed_avx2(o, m, a, s, b, n, c, z, t)
                     }));
                 }
                 if has!("avx512f") {
                     // SAFETY: as above, with AVX-512.
-                    kernels.push(("avx512", |o, m, a, s, b, n, c, z| unsafe {
-                        simd::matmul_transposed_avx512(o, m, a, s, b, n, c, z)
+                    kernels.push(("avx512", |o, m, a, s, b, n, c, z, t| unsafe {
+                        simd::matmul_transposed_avx512(o, m, a, s, b, n, c, z, t)
                     }));
                 }
             }
             // `matmul` on `a` stored transposed: `out[i][j] = Σ_p a[p][i]·b[p][j]`.
             let mut full = vec![0.0f32; m * n];
-            matmul(&mut full, &a, (1, a_stride), &b, n, bias);
-            for (name, kernel) in kernels {
-                // A row of `out_t` past the columns, which must stay as it is.
-                let mut out_t = vec![f32::NAN; (cols.len() + 1) * m];
-                let (ours, after) = out_t.split_at_mut(cols.len() * m);
-                kernel(ours, m, &a, a_stride, &b, n, cols.clone(), bias);
-                assert!(
-                    after.iter().all(|x| x.is_nan()),
-                    "{name} wrote past its outputs"
-                );
-                for (c, j) in cols.clone().enumerate() {
-                    for i in 0..m {
-                        let (got, want) = (out_t[c * m + i], full[i * n + j]);
-                        assert_eq!(got.to_bits(), want.to_bits(), "{name} {m}x{n} [{i}][{j}]");
+            matmul(&mut full, &a, (1, a_stride), &b, n, bias, Epilogue::Store);
+            // The ReLU's activations, laid out as `out_t`.
+            let activation = relu_outputs(&mut rng, cols.len() * m);
+            let epilogues = [
+                Epilogue::Store,
+                Epilogue::Relu,
+                Epilogue::ReluBackward(&activation),
+            ];
+            for (name, kernel) in &kernels {
+                for then in epilogues {
+                    // A row of `out_t` past the columns, which must stay as it is.
+                    let mut out_t = vec![f32::NAN; (cols.len() + 1) * m];
+                    let (ours, after) = out_t.split_at_mut(cols.len() * m);
+                    kernel(ours, m, &a, a_stride, &b, n, cols.clone(), bias, then);
+                    assert!(
+                        after.iter().all(|x| x.is_nan()),
+                        "{name} wrote past its outputs"
+                    );
+                    for (c, j) in cols.clone().enumerate() {
+                        for i in 0..m {
+                            let at = c * m + i;
+                            let want = then.apply(at, full[i * n + j]);
+                            let got = out_t[at];
+                            assert_eq!(got.to_bits(), want.to_bits(), "{name} {m}x{n} [{i}][{j}]");
+                        }
                     }
                 }
             }

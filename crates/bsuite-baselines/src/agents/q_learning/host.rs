@@ -39,7 +39,7 @@ use crate::agents::q_learning::sparse_replay::SparseReplay;
 use crate::config::Optimizer;
 use crate::host::dense::{Linear, Mlp, Params};
 use crate::host::truncated_normal;
-use crate::host::{self, pad16, AdamStep, EntriesByInput, Entry, OptStep, ReplicaSpec};
+use crate::host::{self, pad16, AdamStep, EntriesByInput, Entry, Epilogue, OptStep, ReplicaSpec};
 
 /// The first layer of one replica, on the host: `[obs_len, width]` weights.
 ///
@@ -553,6 +553,10 @@ struct Stack {
     target: Vec<f32>,
     m: Vec<f32>,
     v: Vec<f32>,
+    /// One slot's gradients, `layout.row` floats, reused by every slot in turn: the
+    /// optimiser zeroes them as it reads them, and a slot's gradients are never needed
+    /// after its own update, so they stay in L1 from the backward pass to the update
+    /// instead of taking a block of the cache per slot.
     grad: Vec<f32>,
     /// Activations when acting, `layout.acts_len(1)` floats a replica (an ensemble acts
     /// through its active member's snapshot instead).
@@ -1033,7 +1037,7 @@ impl DqnReplicas {
                     d[a] = ((q[at + a] + prior_tm1[a]) - y) * scale;
                 }
                 let p = &mut params[s * row..][..row];
-                let g = &mut grad[s * row..][..row];
+                let g = &mut grad[..];
                 backward_slot(layout, p, g, online, delta, w_t, rows, num_actions);
                 optimise_slot(
                     layout,
@@ -1099,16 +1103,22 @@ fn forward_slot(layout: &Layout, p: &[f32], acts: &mut [f32], rows: usize, order
         let (done, next) = acts.split_at_mut(layout.act_offset(i + 1, rows));
         let x = &done[layout.act_offset(i, rows)..];
         let out = &mut next[..rows * fan_out];
+        let hidden = i + 1 < layers;
         if order == Order::OneRow {
             out.copy_from_slice(b);
             host::add_rows(out, x, w);
+            if hidden {
+                host::relu(out);
+            }
         } else {
             // A padded input adds an exact zero to a chain that never is -0.0.
             let w = &w[..layout.hidden[i] * fan_out];
-            host::matmul(out, x, (fan_in, 1), w, fan_out, Some(b));
-        }
-        if i + 1 < layers {
-            host::relu(out);
+            let then = if hidden {
+                Epilogue::Relu
+            } else {
+                Epilogue::Store
+            };
+            host::matmul(out, x, (fan_in, 1), w, fan_out, Some(b), then);
         }
     }
 }
@@ -1149,10 +1159,22 @@ fn forward_transposed<'t>(
         let (done, next) = acts_t.split_at_mut((i + 1) * region);
         let x_t = &done[i * region..][..inputs * rows];
         let out_t = &mut next[..outputs * rows];
-        host::matmul_transposed(out_t, rows, x_t, rows, w, fan_out, 0..outputs, Some(b));
-        if i + 1 < layers {
-            host::relu(out_t);
-        }
+        let then = if i + 1 < layers {
+            Epilogue::Relu
+        } else {
+            Epilogue::Store
+        };
+        host::matmul_transposed(
+            out_t,
+            rows,
+            x_t,
+            rows,
+            w,
+            fan_out,
+            0..outputs,
+            Some(b),
+            then,
+        );
     }
     &acts_t[layers * region..][..actions * rows]
 }
@@ -1214,9 +1236,20 @@ fn backward_slot(
         let x = &acts[layout.act_offset(i, rows)..][..rows * fan_in];
         let g = &mut grad[w_off..][..inputs * fan_out];
         let whole = outputs / 16 * 16;
-        host::matmul_columns(g, x, (1, fan_in), d, fan_out, None, whole);
+        host::matmul_columns(g, x, (1, fan_in), d, fan_out, None, Epilogue::Store, whole);
         let rest = &mut w_t[..(outputs - whole) * inputs];
-        host::matmul_transposed(rest, inputs, x, fan_in, d, fan_out, whole..outputs, None);
+        let cols = whole..outputs;
+        host::matmul_transposed(
+            rest,
+            inputs,
+            x,
+            fan_in,
+            d,
+            fan_out,
+            cols,
+            None,
+            Epilogue::Store,
+        );
         for (j, column) in (whole..outputs).zip(rest.chunks_exact(inputs)) {
             for (k, &sum) in column.iter().enumerate() {
                 g[k * fan_out + j] = sum;
@@ -1225,8 +1258,15 @@ fn backward_slot(
         host::column_sums(&mut grad[b_off..][..fan_out], d);
         let w_t = &mut w_t[..outputs * fan_in];
         host::transpose(&p[w_off..][..fan_in * fan_out], fan_out, w_t);
-        host::matmul(d_in, d, (fan_out, 1), w_t, fan_in, None);
-        host::relu_backward(d_in, x);
+        host::matmul(
+            d_in,
+            d,
+            (fan_out, 1),
+            w_t,
+            fan_in,
+            None,
+            Epilogue::ReluBackward(x),
+        );
     }
 }
 
@@ -1240,7 +1280,7 @@ impl Stack {
             target: flat(),
             m: flat(),
             v: flat(),
-            grad: flat(),
+            grad: vec![0.0; layout.row],
             act: vec![0.0; replicas * layout.acts_len(1)],
             online: sgd_acts(),
             target_act: sgd_acts(),
