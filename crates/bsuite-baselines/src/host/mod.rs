@@ -617,15 +617,37 @@ kernel! {
     }
 }
 
+/// `out[r] += Σ_k input[r][k] · w[k]` for every row `r`: rows of a dense linear layer,
+/// `input` being `[rows, in]`, `w` `[in, width]` and `out` `[rows, width]`, row-major.
+///
+/// Weight rows are taken four at a time, each block read once for all rows and added to an
+/// output in index order, `(((o + x₀w₀) + x₁w₁) + x₂w₂) + x₃w₃`, so the output's loads and
+/// stores are shared by four products. A block whose four inputs are zero is skipped (most
+/// of a one-hot observation's), which changes no sum.
+///
+/// One row at most 64 wide (an acting or prior network's layer: bootstrapped DQN runs its
+/// 20 prior networks at every transition) is summed in registers on AVX-512, the same
+/// terms in the same order, its last vector masked to the width: the loop below keeps it
+/// in memory, and takes the columns past the last whole vector one by one.
+pub(crate) fn add_product(out: &mut [f32], input: &[f32], w: &[f32], width: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if out.len() == width && width <= 64 && simd_level() == SimdLevel::Avx512 {
+        assert!(
+            w.len() >= input.len() * width,
+            "add_product: {} weights for {} inputs of {width}",
+            w.len(),
+            input.len()
+        );
+        // SAFETY: the CPU has AVX-512 (checked by `simd_level`), and every weight row read
+        // is within `w` (checked above).
+        return unsafe { simd::add_product_row_avx512(out, input, w) };
+    }
+    add_product_rows(out, input, w, width)
+}
+
 kernel! {
-    /// `out[r] += Σ_k input[r][k] · w[k]` for every row `r`: rows of a dense linear layer,
-    /// `input` being `[rows, in]`, `w` `[in, width]` and `out` `[rows, width]`, row-major.
-    ///
-    /// Weight rows are taken four at a time, each block read once for all rows and added
-    /// to an output in index order, `(((o + x₀w₀) + x₁w₁) + x₂w₂) + x₃w₃`, so the output's
-    /// loads and stores are shared by four products. A block whose four inputs are zero is
-    /// skipped (most of a one-hot observation's), which changes no sum.
-    pub(crate) fn add_product(out: &mut [f32], input: &[f32], w: &[f32], width: usize) {
+    /// [`add_product`] without intrinsics.
+    pub(crate) fn add_product_rows(out: &mut [f32], input: &[f32], w: &[f32], width: usize) {
         let rows = out.len() / width;
         let fan_in = input.len() / rows.max(1);
         let blocks = fan_in / 4;
@@ -1015,6 +1037,65 @@ mod simd {
                 let a = unsafe { _mm256_maskload_ps(a.wrapping_add(at), lanes) };
                 _mm256_and_ps(s, _mm256_cmp_ps::<_CMP_GT_OQ>(a, zero))
             }
+        }
+    }
+
+    /// [`super::add_product`] of one row at most 64 wide: `V` vectors of sums in
+    /// registers, the last masked to the width.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn add_product_row_avx512(out: &mut [f32], input: &[f32], w: &[f32]) {
+        // SAFETY: as `add_product` checks.
+        unsafe {
+            match out.len().div_ceil(16) {
+                0 => {}
+                1 => row_512::<1>(out, input, w),
+                2 => row_512::<2>(out, input, w),
+                3 => row_512::<3>(out, input, w),
+                _ => row_512::<4>(out, input, w),
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn row_512<const V: usize>(out: &mut [f32], input: &[f32], w: &[f32]) {
+        let width = out.len();
+        let masks: [__mmask16; V] = std::array::from_fn(|v| {
+            let left = (width - 16 * v).min(16);
+            ((1u32 << left) - 1) as __mmask16
+        });
+        // Unmasked lanes are within `out` and within weight row `k` (`k·width + width <=
+        // w.len()` for every input `k`).
+        let row = |k: usize, v: usize| unsafe {
+            _mm512_maskz_loadu_ps(masks[v], w.as_ptr().add(k * width + 16 * v))
+        };
+        let mut acc: [__m512; V] = std::array::from_fn(|v| unsafe {
+            _mm512_maskz_loadu_ps(masks[v], out.as_ptr().add(16 * v))
+        });
+        let blocks = input.len() / 4;
+        for block in 0..blocks {
+            let k = block * 4;
+            let x = &input[k..k + 4];
+            if x == [0.0; 4] {
+                continue;
+            }
+            let xs = [x[0], x[1], x[2], x[3]].map(|x| _mm512_set1_ps(x));
+            for (v, acc) in acc.iter_mut().enumerate() {
+                for (i, &x) in xs.iter().enumerate() {
+                    *acc = _mm512_add_ps(*acc, _mm512_mul_ps(x, row(k + i, v)));
+                }
+            }
+        }
+        for (k, &x) in input.iter().enumerate().skip(blocks * 4) {
+            if x != 0.0 {
+                let x = _mm512_set1_ps(x);
+                for (v, acc) in acc.iter_mut().enumerate() {
+                    *acc = _mm512_add_ps(*acc, _mm512_mul_ps(x, row(k, v)));
+                }
+            }
+        }
+        for (v, &acc) in acc.iter().enumerate() {
+            unsafe { _mm512_mask_storeu_ps(out.as_mut_ptr().add(16 * v), masks[v], acc) };
         }
     }
 
@@ -2178,6 +2259,32 @@ mod tests {
                         .sum();
                     assert!((f64::from(plain) - exact).abs() < 1e-4 * (1.0 + exact.abs()));
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn add_product_gives_a_row_alone_the_bits_it_has_among_others() {
+        // Widths with and without a whole 16, and past the one-row path's 64; inputs with
+        // blocks of four zeros (skipped), lone zeros and -0.0 (added), and a last partial
+        // block; sums that start at -0.0, where adding a zero product is not a no-op.
+        let mut rng = bsuite_envs::RandomState::new(31);
+        let fan_in = 39;
+        for width in [3, 16, 21, 48, 50, 64, 70] {
+            let mut x = relu_outputs(&mut rng, 3 * fan_in);
+            for k in [4, 5, 6, 7, 20, 21, 22, 23, 37] {
+                x[fan_in + k] = if k == 21 { -0.0 } else { 0.0 };
+            }
+            let w: Vec<f32> = (0..fan_in * width).map(|_| rng.randn() as f32).collect();
+            let start: Vec<f32> = (0..3 * width)
+                .map(|i| if i % 5 == 0 { -0.0 } else { rng.randn() as f32 })
+                .collect();
+            let mut rows = start.clone();
+            add_product(&mut rows, &x, &w, width);
+            let mut alone = start[width..2 * width].to_vec();
+            add_product(&mut alone, &x[fan_in..2 * fan_in], &w, width);
+            for (j, (a, r)) in alone.iter().zip(&rows[width..2 * width]).enumerate() {
+                assert_eq!(a.to_bits(), r.to_bits(), "width {width}, column {j}");
             }
         }
     }
