@@ -1808,6 +1808,25 @@ kernel! {
     }
 }
 
+kernel! {
+    /// [`adam`] with a zero gradient, which it does not read: the same operations on a
+    /// gradient of `+0.0` (the one a zeroed gradient holds), so the same bits.
+    pub(crate) fn adam_without_gradient(w: &mut [f32], m: &mut [f32], v: &mut [f32], step: AdamStep) {
+        let AdamStep { beta1, beta2, step_size, inv_sqrt_bias2, eps } = step;
+        let (c1, c2) = (1.0 - beta1, 1.0 - beta2);
+        let n = w.len();
+        let (m, v) = (&mut m[..n], &mut v[..n]);
+        let gi = 0.0f32;
+        for i in 0..n {
+            let mi = beta1 * m[i] + c1 * gi;
+            let vi = beta2 * v[i] + c2 * (gi * gi);
+            m[i] = mi;
+            v[i] = vi;
+            w[i] -= step_size * (mi / (vi.sqrt() * inv_sqrt_bias2 + eps));
+        }
+    }
+}
+
 /// RMSProp's constants (optax's `rmsprop`: no momentum, not centred).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RmsPropStep {
@@ -2641,6 +2660,22 @@ mod tests {
             "the gradient is consumed"
         );
         let (c1, c2) = (1.0 - step.beta1, 1.0 - step.beta2);
+        // Without a gradient, as with a zeroed one; moments tiny enough that their decay
+        // underflows, to -0.0 where negative.
+        let tiny: Vec<f32> = m0.iter().map(|&x| x * 1e-38).collect();
+        for m_start in [&m0, &tiny] {
+            let (mut w, mut m, mut v) = (w0.clone(), m_start.clone(), v0.clone());
+            adam_without_gradient(&mut w, &mut m, &mut v, step);
+            let (mut w_z, mut m_z, mut v_z) = (w0.clone(), m_start.clone(), v0.clone());
+            adam(&mut w_z, &mut m_z, &mut v_z, &mut vec![0.0; n], step);
+            for i in 0..n {
+                assert_eq!(
+                    (w[i].to_bits(), m[i].to_bits(), v[i].to_bits()),
+                    (w_z[i].to_bits(), m_z[i].to_bits(), v_z[i].to_bits()),
+                    "without a gradient: [{i}]"
+                );
+            }
+        }
         let OptStep::RmsProp(rms) = OptStep::new(Optimizer::RmsProp, 1e-3, 1) else {
             unreachable!()
         };
