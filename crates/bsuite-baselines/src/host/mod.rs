@@ -304,7 +304,7 @@ kernel! {
 
 /// A batch's sparse entries grouped by input, rows in order within an input: what
 /// [`scatter_sparse_layer`] walks. Kept between calls, so that grouping allocates nothing.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct EntriesByInput {
     /// Input `k`'s entries are `entries[starts[k]..starts[k + 1]]`.
     starts: Vec<u32>,

@@ -55,6 +55,14 @@ use crate::host::{self, pad16, AdamStep, EntriesByInput, Entry, Epilogue, OptSte
 /// *dormant*: it is skipped, and the decays it missed are replayed, one rounding each as
 /// before, when it next gets a gradient. The result is bit for bit what updating every row
 /// every step gives, for a fraction of the work and memory traffic.
+///
+/// An awake row without gradient is not updated at its step either: its updates are
+/// *deferred* until the row is read (a batch or an action that reads its input, a target
+/// update, a snapshot, the dormancy check), and then replayed, the same operations in the
+/// same order ([`FirstLayer::catch_up`]). Target updates and dormancy checks come every few
+/// steps, so a row's bytes move once per few updates instead of once per update: on
+/// deep_sea/20 about a thousand rows are awake while a batch touches at most 128.
+#[derive(Clone)]
 struct FirstLayer {
     /// Columns of a row: every member's block side by side.
     width: usize,
@@ -79,12 +87,19 @@ struct FirstLayer {
     /// with SGD and RMSProp.
     active: Vec<u32>,
     rows: Vec<RowState>,
+    /// Adam's last steps, step `t` at `t % DORMANCY_CHECK_PERIOD`: what a row that deferred
+    /// them replays (no row defers past a dormancy check).
+    recent: [Option<AdamStep>; DORMANCY_CHECK_PERIOD as usize],
+    /// The last optimiser step taken.
+    now: u64,
 }
 
 #[derive(Clone, Copy, Default)]
 struct RowState {
     touched: bool,
     active: bool,
+    /// For an awake row: the last step whose update it has had (it defers the others).
+    synced: u64,
     /// The row's weights changed since the last target update.
     dirty: bool,
     /// For a dormant row (with SGD and RMSProp, every row but while it is updated): the
@@ -141,6 +156,8 @@ impl FirstLayer {
                 };
                 obs_len
             ],
+            recent: [None; DORMANCY_CHECK_PERIOD as usize],
+            now: 0,
         }
     }
 
@@ -186,13 +203,55 @@ impl FirstLayer {
         }
     }
 
-    /// Marks the rows of a sample's nonzero entries as having a gradient this step.
+    /// Marks the rows of a sample's nonzero entries as having a gradient this step, and
+    /// brings them up to date for the batch's forward pass.
     fn touch(&mut self, entries: &[Entry]) {
         for &(k, _) in entries {
             let row = &mut self.rows[k as usize];
             if !row.touched {
                 row.touched = true;
                 self.touched.push(k);
+                self.catch_up(k);
+            }
+        }
+    }
+
+    /// Gives awake row `k` the updates it deferred, up to the last step.
+    fn catch_up(&mut self, k: u32) {
+        let width = self.width;
+        let state = &mut self.rows[k as usize];
+        if !state.active || state.synced == self.now {
+            return;
+        }
+        let at = k as usize * width;
+        // The row stays in L1 from the first replayed step to the last.
+        for t in state.synced + 1..=self.now {
+            let step = self.recent[(t % DORMANCY_CHECK_PERIOD) as usize]
+                .expect("a row defers no step older than the last dormancy check");
+            host::adam_without_gradient(
+                &mut self.w[at..at + width],
+                &mut self.m_w[at..at + width],
+                &mut self.v_w[at..at + width],
+                step,
+            );
+        }
+        state.synced = self.now;
+        state.dirty = true;
+    }
+
+    /// [`FirstLayer::catch_up`] for every awake row: before all the weights are read.
+    fn catch_up_all(&mut self) {
+        for i in 0..self.active.len() {
+            self.catch_up(self.active[i]);
+        }
+    }
+
+    /// [`FirstLayer::catch_up`] for the rows of a dense observation's nonzero entries:
+    /// before an action reads them.
+    fn catch_up_inputs(&mut self, observation: &[f32]) {
+        for (k, &x) in observation.iter().enumerate() {
+            if x != 0.0 {
+                self.catch_up(k as u32);
             }
         }
     }
@@ -238,39 +297,33 @@ impl FirstLayer {
         self.touched.clear();
     }
 
-    /// Adam step `t` (1-based) for every row that needs it (see the type's docs); leaves
-    /// `touched` for [`FirstLayer::step`] to clear.
+    /// Adam step `t` (1-based) for every row that needs it (see the type's docs): the
+    /// rows touched take it now, from the state [`FirstLayer::touch`] brought them to;
+    /// the other awake rows defer it. Leaves `touched` for [`FirstLayer::step`] to clear.
     fn adam(&mut self, step: AdamStep, t: u64) {
         let width = self.width;
+        self.recent[(t % DORMANCY_CHECK_PERIOD) as usize] = Some(step);
         for &k in &self.touched {
             let state = &mut self.rows[k as usize];
+            let at = k as usize * width;
             if !state.active {
-                let at = k as usize * width;
                 let skipped = t - 1 - state.dormant_since;
                 host::decay(&mut self.m_w[at..at + width], step.beta1, skipped);
                 host::decay(&mut self.v_w[at..at + width], step.beta2, skipped);
                 state.active = true;
                 self.active.push(k);
             }
-        }
-        for &k in &self.active {
-            let at = k as usize * width;
-            let state = &mut self.rows[k as usize];
-            let (w, m, v) = (
+            host::adam(
                 &mut self.w[at..at + width],
                 &mut self.m_w[at..at + width],
                 &mut self.v_w[at..at + width],
+                &mut self.grad_w[at..at + width],
+                step,
             );
-            // A row awake but untouched this step has a zero gradient, which need not be
-            // read: on deep_sea/20 most of the ~1,000 rows awake are, and their update
-            // is bound by the bytes it moves.
-            if state.touched {
-                host::adam(w, m, v, &mut self.grad_w[at..at + width], step);
-            } else {
-                host::adam_without_gradient(w, m, v, step);
-            }
+            state.synced = t;
             state.dirty = true;
         }
+        self.now = t;
         host::adam(
             &mut self.b,
             &mut self.m_b,
@@ -281,6 +334,7 @@ impl FirstLayer {
         // Rows without gradient this step whose weights can no longer move fall asleep
         // (checked every few steps: the check costs about as much as an update).
         if t.is_multiple_of(DORMANCY_CHECK_PERIOD) {
+            self.catch_up_all();
             let (w, m_w, rows) = (&self.w, &self.m_w, &mut self.rows);
             self.active.retain(|&k| {
                 let at = k as usize * width;
@@ -299,6 +353,7 @@ impl FirstLayer {
     /// Copies the online weights to the target: only rows that changed since the last
     /// copy differ.
     fn update_target(&mut self) {
+        self.catch_up_all();
         let width = self.width;
         for (k, state) in self.rows.iter_mut().enumerate() {
             if state.dirty {
@@ -766,6 +821,7 @@ impl DqnReplicas {
         let layout = &self.layout;
         let replica = &mut self.replicas[r];
         let d0 = layout.dims[0];
+        replica.first.catch_up_all();
         let first = &replica.first;
         let mut params = Params::frozen();
         let w: Vec<f32> = first
@@ -1366,6 +1422,7 @@ impl BatchAgent for DqnReplicas {
             let acts = &mut stack.act[r * len..][..len];
             let first = &mut acts[..d0];
             first.copy_from_slice(&replica.first.b);
+            replica.first.catch_up_inputs(&timestep.observation);
             host::add_dense_rows(first, &timestep.observation, &replica.first.w);
             host::relu(first);
             forward_slot(
@@ -1580,7 +1637,8 @@ mod tests {
             let layout = &self.layout;
             let members = self.config.members;
             for (r, replica) in self.replicas.iter().enumerate() {
-                let first = &replica.first;
+                let mut first = replica.first.clone();
+                first.catch_up_all();
                 let d0 = layout.hidden[0];
                 for m in 0..members {
                     for (w, b) in [(&first.w, &first.b), (&first.target_w, &first.target_b)] {
@@ -1655,6 +1713,7 @@ mod tests {
         let (mut w, mut m, mut v) = (init.clone(), vec![0.0; init.len()], vec![0.0; init.len()]);
         let (mut b, mut m_b, mut v_b) = (vec![0.0; width], vec![0.0; width], vec![0.0; width]);
         let steps = 3000u64;
+        let mut deferred = 0u64;
         for t in 1..=steps {
             // Rows 0 and 1 are seen rarely, rows 2..8 often, the rest never.
             let mut entries: Vec<Entry> = Vec::new();
@@ -1683,11 +1742,29 @@ mod tests {
             lazy.step(step, t);
             host::apply(&mut w, &mut m, &mut v, &mut grad, step);
             host::apply(&mut b, &mut m_b, &mut v_b, &mut delta.clone(), step);
-            assert_eq!(lazy.w, w, "{optimizer:?}: weights at step {t}");
+            // Rows awake but untouched defer their updates until read: a copy brought up
+            // to date has every step's weights; a target update every 5 steps (not a
+            // divisor of the dormancy check's 8) brings the layer itself up to date.
+            deferred += lazy
+                .active
+                .iter()
+                .filter(|&&k| lazy.rows[k as usize].synced < t)
+                .count() as u64;
+            let mut now = lazy.clone();
+            now.catch_up_all();
+            assert_eq!(now.w, w, "{optimizer:?}: weights at step {t}");
             assert_eq!(lazy.b, b, "{optimizer:?}: biases at step {t}");
+            if t % 5 == 0 {
+                lazy.update_target();
+                assert_eq!(
+                    lazy.w, w,
+                    "{optimizer:?}: weights after the target update {t}"
+                );
+                assert_eq!(lazy.target_w, w);
+            }
             if t % 97 == 0 || t == steps {
                 assert_eq!(
-                    lazy.woken_moments(t, optimizer),
+                    now.woken_moments(t, optimizer),
                     (m.clone(), v.clone()),
                     "{optimizer:?}: moments at step {t}"
                 );
@@ -1702,6 +1779,9 @@ mod tests {
         }
         assert!(!lazy.rows[10].active, "a row never seen stays dormant");
         assert_ne!(w, init, "{optimizer:?} moved the weights");
+        if optimizer == Optimizer::Adam {
+            assert!(deferred > steps, "awake rows deferred {deferred} updates");
+        }
         lazy.update_target();
         assert_eq!(lazy.target_w, w);
     }
