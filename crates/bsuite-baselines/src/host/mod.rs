@@ -763,6 +763,15 @@ pub(crate) enum Epilogue<'a> {
 }
 
 impl Epilogue<'_> {
+    /// [`Epilogue::Relu`] for a hidden layer, [`Epilogue::Store`] for the output layer.
+    pub(crate) fn relu_if(hidden: bool) -> Self {
+        if hidden {
+            Epilogue::Relu
+        } else {
+            Epilogue::Store
+        }
+    }
+
     /// Output `s`, element `at` of the output, after the epilogue.
     #[inline(always)]
     fn apply(self, at: usize, s: f32) -> f32 {
@@ -992,8 +1001,9 @@ fn matmul_transposed_generic(
     }
 }
 
-/// [`matmul`] in registers, with intrinsics: LLVM's vectoriser assembled the generic
-/// tile's vectors from pieces, at half the speed.
+/// The products ([`matmul`], [`matmul_transposed`], a one-row [`add_product`]) in
+/// registers, with intrinsics: LLVM's vectoriser assembled the generic tile's vectors from
+/// pieces, at half the speed, and took a row's last partial vector one float at a time.
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use std::arch::x86_64::*;

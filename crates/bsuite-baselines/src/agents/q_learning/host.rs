@@ -1176,11 +1176,7 @@ fn forward_slot(layout: &Layout, p: &[f32], acts: &mut [f32], rows: usize, order
         } else {
             // A padded input adds an exact zero to a chain that never is -0.0.
             let w = &w[..layout.hidden[i] * fan_out];
-            let then = if hidden {
-                Epilogue::Relu
-            } else {
-                Epilogue::Store
-            };
+            let then = Epilogue::relu_if(hidden);
             host::matmul(out, x, (fan_in, 1), w, fan_out, Some(b), then);
         }
     }
@@ -1222,11 +1218,7 @@ fn forward_transposed<'t>(
         let (done, next) = acts_t.split_at_mut((i + 1) * region);
         let x_t = &done[i * region..][..inputs * rows];
         let out_t = &mut next[..outputs * rows];
-        let then = if i + 1 < layers {
-            Epilogue::Relu
-        } else {
-            Epilogue::Store
-        };
+        let then = Epilogue::relu_if(i + 1 < layers);
         host::matmul_transposed(
             out_t,
             rows,
