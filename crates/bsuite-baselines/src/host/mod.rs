@@ -406,12 +406,34 @@ fn scatter_input<const N: usize>(g: &mut [f32], rows: &[(u32, f32)], deltas: &[f
     }
 }
 
+/// `max(x, 0)`, keeping NaN (as LibTorch's relu does; `f32::max` would drop it): one
+/// element of [`relu`] and of [`Epilogue::Relu`].
+#[inline(always)]
+fn relu_of(x: f32) -> f32 {
+    if x < 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// `delta · [activation > 0]`: one element of [`relu_backward`] and of
+/// [`Epilogue::ReluBackward`].
+#[inline(always)]
+fn relu_backward_of(delta: f32, activation: f32) -> f32 {
+    if activation > 0.0 {
+        delta
+    } else {
+        0.0
+    }
+}
+
 kernel! {
-    /// `x = max(x, 0)`, keeping NaN (as LibTorch's relu does; `f32::max` would drop it).
+    /// `x = max(x, 0)`, keeping NaN.
     pub(crate) fn relu(x: &mut [f32]) {
         for v in x {
             // An unconditional store, so that the loop vectorises to a blend.
-            *v = if *v < 0.0 { 0.0 } else { *v };
+            *v = relu_of(*v);
         }
     }
 }
@@ -421,7 +443,7 @@ kernel! {
     /// `activation`.
     pub(crate) fn relu_backward(delta: &mut [f32], activation: &[f32]) {
         for (d, &a) in delta.iter_mut().zip(activation) {
-            *d = if a > 0.0 { *d } else { 0.0 };
+            *d = relu_backward_of(*d, a);
         }
     }
 }
@@ -777,20 +799,8 @@ impl Epilogue<'_> {
     fn apply(self, at: usize, s: f32) -> f32 {
         match self {
             Epilogue::Store => s,
-            Epilogue::Relu => {
-                if s < 0.0 {
-                    0.0
-                } else {
-                    s
-                }
-            }
-            Epilogue::ReluBackward(activation) => {
-                if activation[at] > 0.0 {
-                    s
-                } else {
-                    0.0
-                }
-            }
+            Epilogue::Relu => relu_of(s),
+            Epilogue::ReluBackward(activation) => relu_backward_of(s, activation[at]),
         }
     }
 
