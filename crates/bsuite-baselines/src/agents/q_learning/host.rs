@@ -418,7 +418,8 @@ struct Ensemble {
     /// Each member's frozen prior network (outputs scaled by `prior_scale` when used)...
     priors: Vec<(Params, Mlp)>,
     /// ...and its target's own, randomly initialised like the online one (quirk 30) until
-    /// the first target update copies the online priors over.
+    /// the first target update copies the online priors over: then they are dropped, and
+    /// the target reads the online priors' values (`targets_synced`).
     target_priors: Vec<(Params, Mlp)>,
     targets_synced: bool,
     prior_scale: f32,
@@ -1129,10 +1130,11 @@ impl DqnReplicas {
             stack.target[..n].copy_from_slice(&stack.params[..n]);
             for replica in &mut self.replicas {
                 replica.first.update_target();
-                if let Some(e) = &mut replica.ensemble {
-                    for ((params, _), (target, _)) in e.priors.iter().zip(&mut e.target_priors) {
-                        target.values.copy_from_slice(&params.values);
-                    }
+                // The priors never learn, so from the first target update on the target's
+                // priors are the online ones, and its own are never read again (a copy of
+                // them took 9% of deep_sea/20's time, whose priors have 2,500 inputs).
+                if let Some(e) = replica.ensemble.as_mut().filter(|e| !e.targets_synced) {
+                    e.target_priors = Vec::new();
                     e.targets_synced = true;
                 }
             }
