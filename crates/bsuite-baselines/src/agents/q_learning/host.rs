@@ -418,10 +418,9 @@ struct Ensemble {
     /// Each member's frozen prior network (outputs scaled by `prior_scale` when used)...
     priors: Vec<(Params, Mlp)>,
     /// ...and its target's own, randomly initialised like the online one (quirk 30) until
-    /// the first target update copies the online priors over: then they are dropped, and
-    /// the target reads the online priors' values (`targets_synced`).
-    target_priors: Vec<(Params, Mlp)>,
-    targets_synced: bool,
+    /// the first target update copies the online priors over: then they are dropped
+    /// (`None`), and the target reads the online priors' values.
+    target_priors: Option<Vec<(Params, Mlp)>>,
     prior_scale: f32,
     mask_prob: f64,
     /// The scale of the reward noise; at 0 no noise is drawn or stored.
@@ -490,10 +489,9 @@ impl Ensemble {
             0.0
         };
         let to = &mut self.by_member[(m * batch + row) * stride..][..stride];
-        let prior_t = if self.targets_synced {
-            &extra[width..2 * width]
-        } else {
-            &self.target_prior_values[b * width..(b + 1) * width]
+        let prior_t = match self.target_priors {
+            None => &extra[width..2 * width],
+            Some(_) => &self.target_prior_values[b * width..(b + 1) * width],
         };
         // Element by element: a few floats, for which a call to `memcpy` cost more than
         // the copy.
@@ -780,8 +778,7 @@ impl DqnReplicas {
             let acts = priors[0].1.activations(1);
             Ensemble {
                 priors,
-                target_priors,
-                targets_synced: false,
+                target_priors: Some(target_priors),
                 prior_scale: settings.prior_scale,
                 mask_prob: settings.mask_prob,
                 noise_scale: settings.noise_scale,
@@ -992,19 +989,27 @@ impl DqnReplicas {
             let sampled: Vec<_> = indices.iter().map(|&i| replay.get(i)).collect();
             let (mut inputs_tm1, mut inputs_t) = (Vec::new(), Vec::new());
             // Before the first target update the targets' priors are their own.
-            if let Some(e) = ensemble.as_mut().filter(|e| !e.targets_synced) {
-                e.target_prior_values.resize(batch * width, 0.0);
+            if let Some(Ensemble {
+                target_priors: Some(target_priors),
+                target_prior_values,
+                dense,
+                acts,
+                prior_scale,
+                ..
+            }) = ensemble.as_mut()
+            {
+                target_prior_values.resize(batch * width, 0.0);
                 for (b, t) in sampled.iter().enumerate() {
-                    e.dense.fill(0.0);
+                    dense.fill(0.0);
                     for &(k, x) in t.o_t {
-                        e.dense[k as usize] = x;
+                        dense[k as usize] = x;
                     }
                     Ensemble::prior_values(
-                        &e.target_priors,
-                        e.prior_scale,
-                        &e.dense,
-                        &mut e.acts,
-                        &mut e.target_prior_values[b * width..(b + 1) * width],
+                        target_priors,
+                        *prior_scale,
+                        dense,
+                        acts,
+                        &mut target_prior_values[b * width..(b + 1) * width],
                     );
                 }
             }
@@ -1133,9 +1138,8 @@ impl DqnReplicas {
                 // The priors never learn, so from the first target update on the target's
                 // priors are the online ones, and its own are never read again (a copy of
                 // them took 9% of deep_sea/20's time, whose priors have 2,500 inputs).
-                if let Some(e) = replica.ensemble.as_mut().filter(|e| !e.targets_synced) {
-                    e.target_priors = Vec::new();
-                    e.targets_synced = true;
+                if let Some(e) = replica.ensemble.as_mut() {
+                    e.target_priors = None;
                 }
             }
         }
