@@ -61,6 +61,7 @@ pub mod agents;
 pub mod host;
 #[cfg(feature = "libtorch")]
 pub mod libtorch;
+mod subnormals;
 pub use agents::random;
 
 pub use agent::{Agent, BatchAgent, OneByOne};

@@ -23,6 +23,7 @@ use crate::agents::a2c::sequence::{lambda_returns, Buffer};
 use crate::agents::a2c::ActorCriticConfig;
 use crate::host::dense::{Linear, Lstm, LstmState, Mlp, Params, StatePair, Unroll};
 use crate::host::ReplicaSpec;
+use crate::subnormals::FlushSubnormals;
 
 /// The recurrent part of a replica.
 struct Recurrent {
@@ -429,12 +430,14 @@ impl BatchAgent for ActorCriticReplicas {
     }
 
     fn select_actions(&mut self, timesteps: &[TimeStep], actions: &mut [usize]) {
+        let _flush = FlushSubnormals::new();
         for ((replica, timestep), action) in self.replicas.iter_mut().zip(timesteps).zip(actions) {
             *action = replica.select_action(&timestep.observation);
         }
     }
 
     fn update(&mut self, timesteps: &[TimeStep], actions: &[usize], new_timesteps: &[TimeStep]) {
+        let _flush = FlushSubnormals::new();
         for (r, replica) in self.replicas.iter_mut().enumerate() {
             replica.update(
                 &self.config,
@@ -457,6 +460,7 @@ impl BatchAgent for ActorCriticReplicas {
 impl Agent for ActorCriticReplicas {
     /// Acts for the first replica (an agent made for one).
     fn select_action(&mut self, timestep: &TimeStep) -> usize {
+        let _flush = FlushSubnormals::new();
         assert_eq!(
             self.replicas.len(),
             1,
@@ -466,6 +470,7 @@ impl Agent for ActorCriticReplicas {
     }
 
     fn update(&mut self, timestep: &TimeStep, action: usize, new_timestep: &TimeStep) {
+        let _flush = FlushSubnormals::new();
         assert_eq!(
             self.replicas.len(),
             1,

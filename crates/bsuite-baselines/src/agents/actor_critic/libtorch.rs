@@ -7,6 +7,7 @@ use super::ActorCriticConfig;
 use crate::agents::a2c::sample_softmax;
 use crate::agents::a2c::sequence::{lambda_returns, Buffer};
 use crate::libtorch::{tensor, to_vec, Params, StackedMlp, TrainOptimizer};
+use crate::subnormals::FlushSubnormals;
 use crate::Agent;
 
 /// The JAX actor-critic loss on a trajectory: `mean(δ²) + mean(−log π(a_t|s_t)·δ_t)`, δ
@@ -119,6 +120,7 @@ impl ActorCritic {
 
 impl Agent for ActorCritic {
     fn select_action(&mut self, timestep: &TimeStep) -> usize {
+        let _flush = FlushSubnormals::new();
         let logits = tch::no_grad(|| {
             let x = tensor(&timestep.observation, &[1, -1], self.device);
             to_vec(&self.forward(&x).0)
@@ -127,6 +129,7 @@ impl Agent for ActorCritic {
     }
 
     fn update(&mut self, timestep: &TimeStep, action: usize, new_timestep: &TimeStep) {
+        let _flush = FlushSubnormals::new();
         self.buffer.append(timestep, action, new_timestep);
         if self.buffer.full() || new_timestep.last() {
             self.buffer.drain();

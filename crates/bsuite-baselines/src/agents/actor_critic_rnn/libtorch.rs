@@ -9,6 +9,7 @@ use crate::agents::a2c::sample_softmax;
 use crate::agents::a2c::sequence::Buffer;
 use crate::agents::actor_critic::libtorch::actor_critic_loss;
 use crate::libtorch::{tensor, to_vec, Lstm, LstmState, Params, StackedMlp, TrainOptimizer};
+use crate::subnormals::FlushSubnormals;
 use crate::Agent;
 
 /// A2C with `Flatten → MLP → LSTM → (policy, value)` heads.
@@ -104,6 +105,7 @@ impl ActorCriticRnn {
 
 impl Agent for ActorCriticRnn {
     fn select_action(&mut self, timestep: &TimeStep) -> usize {
+        let _flush = FlushSubnormals::new();
         let logits = tch::no_grad(|| {
             let x = tensor(&timestep.observation, &[1, -1], self.device);
             let gates = self
@@ -116,6 +118,7 @@ impl Agent for ActorCriticRnn {
     }
 
     fn update(&mut self, timestep: &TimeStep, action: usize, new_timestep: &TimeStep) {
+        let _flush = FlushSubnormals::new();
         if new_timestep.last() {
             self.state = LstmState::zeros(self.config.lstm_size, self.device);
         }

@@ -7,6 +7,7 @@ use super::BootDqnConfig;
 use crate::agents::q_learning::greedy;
 use crate::agents::q_learning::q_ensemble::{QEnsemble, QEnsembleConfig, QHead};
 use crate::agents::q_learning::replay::{Replay, Transition};
+use crate::subnormals::FlushSubnormals;
 use crate::Agent;
 
 /// An ensemble of Q-networks acting by Thompson sampling: one member, drawn at random at
@@ -95,6 +96,7 @@ impl BootDqn {
 
 impl Agent for BootDqn {
     fn select_action(&mut self, timestep: &TimeStep) -> usize {
+        let _flush = FlushSubnormals::new();
         self.total_steps += 1;
         if self.config.base.epsilon > 0.0 && self.rng.rand() < self.config.base.epsilon {
             return self.rng.randint(self.num_actions);
@@ -106,6 +108,7 @@ impl Agent for BootDqn {
     }
 
     fn update(&mut self, timestep: &TimeStep, action: usize, new_timestep: &TimeStep) {
+        let _flush = FlushSubnormals::new();
         if new_timestep.last() {
             let k = self.rng.randint(self.config.num_ensemble);
             self.active = self.ensemble.snapshot(k);

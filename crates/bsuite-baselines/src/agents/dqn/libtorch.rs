@@ -7,6 +7,7 @@ use super::DqnConfig;
 use crate::agents::q_learning::greedy;
 use crate::agents::q_learning::q_ensemble::{QEnsemble, QEnsembleConfig};
 use crate::agents::q_learning::replay::{Replay, Transition};
+use crate::subnormals::FlushSubnormals;
 use crate::Agent;
 
 /// ε-greedy DQN. Every random draw comes from its own generator seeded with the agent seed.
@@ -60,6 +61,7 @@ impl Dqn {
 
 impl Agent for Dqn {
     fn select_action(&mut self, timestep: &TimeStep) -> usize {
+        let _flush = FlushSubnormals::new();
         if self.rng.rand() < self.config.epsilon {
             return self.rng.randint(self.num_actions);
         }
@@ -68,6 +70,7 @@ impl Agent for Dqn {
     }
 
     fn update(&mut self, timestep: &TimeStep, action: usize, new_timestep: &TimeStep) {
+        let _flush = FlushSubnormals::new();
         self.replay.add(Transition {
             o_tm1: &timestep.observation,
             action,

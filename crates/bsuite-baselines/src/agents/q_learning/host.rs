@@ -40,6 +40,7 @@ use crate::config::Optimizer;
 use crate::host::dense::{Linear, Mlp, Params};
 use crate::host::truncated_normal;
 use crate::host::{self, pad16, AdamStep, EntriesByInput, Entry, Epilogue, OptStep, ReplicaSpec};
+use crate::subnormals::FlushSubnormals;
 
 /// The first layer of one replica, on the host: `[obs_len, width]` weights.
 ///
@@ -1375,6 +1376,7 @@ impl BatchAgent for DqnReplicas {
     /// the whole batch; bootstrapped DQN acts greedily with its active member's snapshot
     /// plus that member's prior.
     fn select_actions(&mut self, timesteps: &[TimeStep], actions: &mut [usize]) {
+        let _flush = FlushSubnormals::new();
         let epsilon = self.config.epsilon;
         let mut any_greedy = false;
         for (replica, action) in self.replicas.iter_mut().zip(actions.iter_mut()) {
@@ -1437,6 +1439,7 @@ impl BatchAgent for DqnReplicas {
     }
 
     fn update(&mut self, timesteps: &[TimeStep], actions: &[usize], new_timesteps: &[TimeStep]) {
+        let _flush = FlushSubnormals::new();
         for r in 0..self.replicas.len() {
             let new = &new_timesteps[r];
             // A bootstrapped replica draws its next acting member at every episode end.
