@@ -7,17 +7,18 @@
 //! a step into the subnormal range, and there round to a fixed point, a few units of the
 //! smallest subnormal, that they never leave. On Intel cores every operation on such a
 //! value takes a microcode assist, about 70 times an ordinary one (22.6 ns against 0.34 ns
-//! an Adam update of a parameter, on a Xeon with AMX); that made dqn 4.7 times slower
-//! there than with the mode on (catch/0: 7.5 s against 1.6 s of CPU). AMD's cores take
-//! subnormals at nearly full speed, which is why the same build was fast on them.
+//! an Adam update of a parameter, on a Xeon with AMX); that made dqn 4.5 times slower
+//! there than with the mode on (catch/0: 7.5 s against 1.7 s of CPU) and boot_dqn 1.5 to
+//! 5.8 times (`docs/performance.md`). AMD's cores take subnormals at nearly full speed,
+//! which is why the same builds were fast on them.
 //!
 //! [`FlushSubnormals`] turns FTZ on for the calling thread while an agent computes and
 //! restores the mode the thread had before, so environments, loggers and users' code keep
 //! IEEE arithmetic. It sets FTZ alone: with FTZ on, the agents' own arithmetic never makes
 //! a subnormal for DAZ to read as zero (and Rust documents changing DAZ, unlike FTZ, as
-//! undefined behaviour). Flushing only changes what a subnormal would have been; no
-//! result of bsuite's CSVs was seen to move (the engines' bit fixtures and the shipped
-//! baselines, rerun with the mode on, are byte-identical).
+//! undefined behaviour). Flushing only changes what a subnormal would have been; no CSV
+//! was seen to move (the engines' bit fixtures pass, and ids of the shipped baselines
+//! rerun with the mode on are byte-identical).
 
 /// While alive, the calling thread flushes subnormal float results to zero (x86-64's
 /// MXCSR flush-to-zero bit); dropping it restores the thread's previous mode. Elsewhere it
