@@ -1,11 +1,11 @@
-//! The agents' arithmetic flushes subnormal results to zero, as bsuite's JAX agents' does.
+//! The agents flush subnormal results to zero while they compute, as bsuite's JAX agents do.
 //!
 //! XLA's CPU client runs every computation with the x86 flush-to-zero (FTZ) and
 //! denormals-are-zero (DAZ) modes on, following TensorFlow's convention, so bsuite 0.3.6's
 //! agents never hold a subnormal float. Ours would: Adam's moments of a parameter whose
 //! gradient stays exactly zero (a dead ReLU unit, an input a batch never sees) decay by β
 //! a step into the subnormal range, and there round to a fixed point, a few units of the
-//! smallest subnormal, that they never leave. On Intel cores every operation on such a
+//! smallest subnormal, that they keep for as long as the gradient stays zero. On Intel cores every operation on such a
 //! value takes a microcode assist, about 70 times an ordinary one (22.6 ns against 0.34 ns
 //! an Adam update of a parameter, on a Xeon with AMX); that made dqn 4.5 times slower
 //! there than with the mode on (catch/0: 7.5 s against 1.7 s of CPU) and boot_dqn 1.5 to
