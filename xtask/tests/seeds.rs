@@ -213,7 +213,7 @@ fn the_estimate_of_several_seeds_is_of_the_whole_pool() {
     let stderr = common::stderr(&output);
     assert!(output.status.success(), "{stderr}");
     assert!(
-        stderr.contains("the projection is of all 3 seeds (42..45)"),
+        stderr.contains("the projection is of 3 seeds (42..45): 72 (seed, id) pairs"),
         "{stderr}"
     );
     assert!(!stderr.contains("times it"), "{stderr}");
@@ -222,6 +222,65 @@ fn the_estimate_of_several_seeds_is_of_the_whole_pool() {
     let catch = stdout.lines().find(|l| l.starts_with("catch ")).unwrap();
     assert_eq!(catch.split_whitespace().nth(1), Some("60"), "{stdout}");
     assert!(!dir.exists(), "an estimate writes nothing");
+}
+
+/// A resumed sweep's estimate is of what is left: the ids a run would skip (complete, and
+/// this run's by its directory's manifest) are left out, for one seed and for a pool of
+/// seeds; a directory of another run (here another episode count) counts in full.
+#[test]
+fn the_estimate_of_a_resumed_sweep_is_of_what_is_left() {
+    let dir = common::scratch("seeds-estimate-resumed");
+    let ran = sweep(&dir, &["--seeds", "2", "--num-episodes", "5"])
+        .output()
+        .unwrap();
+    assert!(ran.status.success(), "{}", common::stderr(&ran));
+    let estimate = |results: &Path, extra: &[&str]| {
+        let output = sweep(results, &[extra, &["--estimate"]].concat())
+            .stdout(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = common::stderr(&output);
+        assert!(output.status.success(), "{stderr}");
+        (String::from_utf8_lossy(&output.stdout).into_owned(), stderr)
+    };
+    // The ids column of an experiment's row, if it has one.
+    let ids = |stdout: &str, experiment: &str| {
+        let row = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{experiment} ")));
+        row.map(|row| row.split_whitespace().nth(1).unwrap().to_string())
+    };
+
+    let (stdout, stderr) = estimate(&dir, &["--seeds", "3", "--num-episodes", "5"]);
+    assert!(
+        stderr.contains("10 of the 15 (seed, id) pairs are already complete")
+            && stderr.contains("the projection is of 3 seeds (42..45): 5 (seed, id) pairs"),
+        "{stderr}"
+    );
+    assert_eq!(ids(&stdout, "catch").as_deref(), Some("1"), "{stdout}");
+
+    let (stdout, stderr) = estimate(&dir, &["--seeds", "2", "--num-episodes", "5"]);
+    assert!(
+        stderr.contains("the projection is of the other 0"),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("agent steps"), "{stdout}");
+
+    let (stdout, stderr) = estimate(&dir, &["--seeds", "3"]);
+    assert!(!stderr.contains("already complete"), "{stderr}");
+    assert_eq!(ids(&stdout, "catch").as_deref(), Some("3"), "{stdout}");
+
+    let seed = dir.join("seed-42");
+    fs::remove_file(seed.join("bsuite_id_-_catch-0.csv")).unwrap();
+    let (stdout, stderr) = estimate(&seed, &["--num-episodes", "5"]);
+    assert!(
+        stderr.contains("4 of the 5 ids are already complete")
+            && stderr.contains("the projection is of the other 1"),
+        "{stderr}"
+    );
+    assert_eq!(ids(&stdout, "catch").as_deref(), Some("1"), "{stdout}");
+    assert_eq!(ids(&stdout, "bandit"), None, "{stdout}");
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `--shard I/N` with `--seeds` splits the ids, each with all its seeds: the two shards of

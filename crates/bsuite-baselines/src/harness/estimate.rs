@@ -187,16 +187,32 @@ impl Estimate {
 }
 
 impl Estimate {
-    /// The estimate of `runs` runs of the same selection (the seeds of `--seeds`) in one
-    /// pool of at most `jobs` workers: seeds differ in their draws, not in their cost, so
-    /// each experiment's ids and steps count `runs` times, and the pool keeps more workers
-    /// busy where the selection alone had fewer ids than workers.
-    pub fn pooled(&self, runs: usize, jobs: usize) -> Estimate {
+    /// The estimate of the (run, id) pairs of `pending`, one list of ids per run (the seeds
+    /// of `--seeds`, or one run), priced at this estimate's costs per step and run in one
+    /// pool of at most `jobs` workers: seeds differ in their draws, not in their cost, so an
+    /// experiment counts each of its pending pairs, and the pool keeps more workers busy
+    /// where one run alone had fewer ids than workers. Experiments with no pending pair
+    /// drop out. Every pending id's experiment must be among this estimate's.
+    pub fn pooled(
+        &self,
+        pending: &[Vec<BsuiteId>],
+        num_episodes: Option<usize>,
+        jobs: usize,
+    ) -> Estimate {
         let mut pooled = self.clone();
         for e in &mut pooled.experiments {
-            e.ids *= runs;
-            e.agent_steps *= runs as f64;
+            let ids = pending.iter().flatten();
+            let ids: Vec<_> = ids
+                .filter(|id| id.experiment().name == e.experiment)
+                .collect();
+            e.ids = ids.len();
+            e.agent_steps = (ids.iter())
+                .map(|&&id| {
+                    runner::expected_agent_steps(id, num_episodes.unwrap_or(id.num_episodes()))
+                })
+                .sum();
         }
+        pooled.experiments.retain(|e| e.ids > 0);
         let ids: usize = pooled.experiments.iter().map(|e| e.ids).sum();
         pooled.jobs = jobs.min(ids).max(1);
         pooled
@@ -373,14 +389,17 @@ mod tests {
     }
 
     /// `--seeds 3` projects the pool of all three seeds: three times the steps and CPU,
-    /// spread over the workers the pool keeps busy (more than one seed's 2 ids could).
+    /// spread over the workers the pool keeps busy (more than one seed's 2 ids could); a
+    /// seed that has already finished an id leaves it out.
     #[test]
     fn a_pool_of_seeds_is_projected_as_a_whole() {
+        let catch = |i: usize| -> BsuiteId { format!("catch/{i}").parse().unwrap() };
+        // catch/0 and catch/1: 10,000 episodes of 9 steps each.
         let one = Estimate {
             experiments: vec![ExperimentEstimate {
                 experiment: "catch",
                 ids: 2,
-                agent_steps: 1e6,
+                agent_steps: 180_000.0,
                 us_per_step: 2.0,
                 replica_bytes: 1e6,
             }],
@@ -388,18 +407,31 @@ mod tests {
             batch_size: 1,
             base_bytes: 0.0,
         };
-        let pooled = one.pooled(3, 4);
+        let all = vec![vec![catch(0), catch(1)]; 3];
+        let pooled = one.pooled(&all, None, 4);
         assert_eq!(pooled.experiments[0].ids, 6);
-        assert_eq!(pooled.agent_steps(), 3e6);
-        assert_eq!(pooled.cpu_seconds(), 3.0 * one.cpu_seconds());
+        assert_eq!(pooled.agent_steps(), 3.0 * 180_000.0);
+        let cpu = 3.0 * one.cpu_seconds();
+        assert!((pooled.cpu_seconds() - cpu).abs() < 1e-12 * cpu, "{cpu}");
         assert_eq!(pooled.jobs, 4);
-        assert_eq!(pooled.wall_seconds(), 6.0 / 4.0);
+        assert_eq!(pooled.wall_seconds(), pooled.cpu_seconds() / 4.0);
         assert_eq!(
-            one.pooled(3, 16).jobs,
+            one.pooled(&all, None, 16).jobs,
             6,
             "no more workers than (seed, id) pairs"
         );
         assert_eq!(pooled.peak_bytes(), 4e6);
+
+        let resumed = [vec![catch(1)], vec![], vec![catch(0), catch(1)]];
+        let left = one.pooled(&resumed, None, 4);
+        assert_eq!(left.experiments[0].ids, 3);
+        assert_eq!(left.agent_steps(), 3.0 * 90_000.0);
+        assert_eq!(left.jobs, 3);
+        let shortened = one.pooled(&resumed, Some(100), 4);
+        assert_eq!(shortened.agent_steps(), 3.0 * 900.0);
+        let done = one.pooled(&[vec![], vec![]], None, 4);
+        assert!(done.experiments.is_empty());
+        assert_eq!(done.agent_steps(), 0.0);
     }
 
     #[test]

@@ -347,13 +347,21 @@ fn claim(
     options: &RunnerOptions,
     ids: &[BsuiteId],
 ) -> Result<manifest::Claim, RunError> {
+    let ours = run_manifest(agent, config, options);
+    let selected = ids.iter().map(file_name).collect();
+    manifest::claim(dir, &ours, options.overwrite, &selected, options.lock)
+        .map_err(|error| RunError::Claim { error })
+}
+
+/// The manifest of a run of `agent` with `config` and `options`.
+fn run_manifest(agent: AgentEntry, config: &AgentConfig, options: &RunnerOptions) -> RunManifest {
     // The entry's line describes the defaults; say what this run changed.
     let changed = config.changed();
     let description = match changed.is_empty() {
         true => agent.description.to_string(),
         false => format!("{}; changed: {changed}", agent.description),
     };
-    let ours = RunManifest {
+    RunManifest {
         git_revision: option_env!("BSUITE_GIT_REVISION").map(str::to_string),
         config: config
             .entries()
@@ -361,10 +369,34 @@ fn claim(
             .collect(),
         shards: options.shard.map(|shard| shard.count),
         ..RunManifest::new(agent.name, &description, options.seed, options.num_episodes)
+    }
+}
+
+/// The ids of `ids` that a run of `agent` with `options` would run rather than skip, as
+/// far as reading its results directory can tell: all but those whose file is complete
+/// and this run's (the directory's manifest records the same agent, configuration, seed
+/// and episode count, and no unfinished overwrite still has the file to replace). A
+/// directory the run would refuse or overwrite leaves every id pending. This is what
+/// `--estimate` projects when a sweep resumes.
+pub fn pending_ids(
+    ids: &[BsuiteId],
+    agent: AgentEntry,
+    options: &RunnerOptions,
+) -> Result<Vec<BsuiteId>, RunError> {
+    let ours = run_manifest(agent, &options.config_for(agent)?, options);
+    let dir = &options.results_dir;
+    let theirs = match RunManifest::read(dir) {
+        Ok(Some(theirs)) if !options.overwrite && ours.differences(&theirs).is_empty() => theirs,
+        _ => return Ok(ids.to_vec()),
     };
-    let selected = ids.iter().map(file_name).collect();
-    manifest::claim(dir, &ours, options.overwrite, &selected, options.lock)
-        .map_err(|error| RunError::Claim { error })
+    let replacing = theirs.overwriting.map(|o| o.files).unwrap_or_default();
+    let complete = |id: &BsuiteId| {
+        let file = file_name(id);
+        let episodes = options.num_episodes.unwrap_or(id.num_episodes()) as u64;
+        !replacing.contains(&file)
+            && matches!(logged_episodes(&dir.join(&file)), Ok(Some(n)) if n >= episodes)
+    };
+    Ok(ids.iter().copied().filter(|id| !complete(id)).collect())
 }
 
 /// Runs `agent` on every id in `ids` (`options.jobs` batches at a time) and returns one

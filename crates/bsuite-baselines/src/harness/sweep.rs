@@ -98,7 +98,8 @@ pub struct SweepArgs {
     pub no_score: bool,
     /// Run nothing: project the sweep's agent steps, CPU and wall time and peak memory on
     /// this machine from a short calibration of the agent on each selected experiment
-    /// (with `--jobs N` for a machine with N cores).
+    /// (with `--jobs N` for a machine with N cores); of a sweep being resumed, only the ids
+    /// it has left.
     #[cfg_attr(feature = "cli", arg(long))]
     pub estimate: bool,
     /// Where the LibTorch agents compute: cpu, cuda or cuda:N (cuda needs an NVIDIA GPU);
@@ -559,8 +560,23 @@ pub fn run_sweep(
         check_layout(&options.results_dir, false)?;
     }
     if args.estimate {
-        announce_calibration(name, agent, &ids);
-        let estimate = crate::estimate::estimate(agent, &ids, &options)
+        let pending = runner::pending_ids(&ids, agent, &options)
+            .map_err(|error| SweepError::Run { error })?;
+        let done = ids.len() - pending.len();
+        if done > 0 {
+            crate::errln!(
+                "{name}: {done} of the {} ids are already complete in {}; the projection \
+                 is of the other {}",
+                ids.len(),
+                options.results_dir.display(),
+                pending.len()
+            );
+        }
+        if pending.is_empty() {
+            return Ok(Vec::new());
+        }
+        announce_calibration(name, agent, &pending);
+        let estimate = crate::estimate::estimate(agent, &pending, &options)
             .map_err(|error| SweepError::Estimate { error })?;
         crate::estimate::print(agent.name, &estimate);
         return Ok(Vec::new());
@@ -690,16 +706,35 @@ fn run_seeds(
     let ids = args.ids()?;
     let pairs = ids.len() * seeds.len();
     if args.estimate {
-        announce_calibration(name, agent, &ids);
-        // Seeds differ in their draws, not in their cost: one seed's calibration prices
-        // every seed's share of the pool.
-        let estimate = crate::estimate::estimate(agent, &ids, &runs[0])
+        let pending = (runs.iter())
+            .map(|run| runner::pending_ids(&ids, agent, run))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| SweepError::Run { error })?;
+        let left: usize = pending.iter().map(Vec::len).sum();
+        if left < pairs {
+            crate::errln!(
+                "{name}: {} of the {pairs} (seed, id) pairs are already complete in {}; the \
+                 projection is of the other {left}",
+                pairs - left,
+                dir.display()
+            );
+        }
+        // Every pending id's experiment is calibrated once: seeds differ in their draws,
+        // not in their cost, so one seed's calibration prices every seed's share.
+        let mut calibrated: Vec<BsuiteId> = pending.iter().flatten().copied().collect();
+        calibrated.sort();
+        calibrated.dedup();
+        if calibrated.is_empty() {
+            return Ok(Vec::new());
+        }
+        announce_calibration(name, agent, &calibrated);
+        let estimate = crate::estimate::estimate(agent, &calibrated, &runs[0])
             .map_err(|error| SweepError::Estimate { error })?;
-        let pooled = estimate.pooled(seeds.len(), runs[0].effective_jobs());
+        let pooled = estimate.pooled(&pending, runs[0].num_episodes, runs[0].effective_jobs());
         crate::estimate::print(agent.name, &pooled);
         crate::errln!(
-            "{name}: the projection is of all {} seeds ({}..{}): {pairs} (seed, id) pairs \
-             in one pool",
+            "{name}: the projection is of {} seeds ({}..{}): {left} (seed, id) pairs in one \
+             pool",
             seeds.len(),
             range.start,
             range.end
