@@ -255,10 +255,7 @@ pub fn estimate(
     for group in ids.chunk_by(|a, b| a.experiment().name == b.experiment().name) {
         let steps: Vec<f64> = group
             .iter()
-            .map(|&id| {
-                let episodes = options.num_episodes.unwrap_or(id.experiment().num_episodes);
-                runner::expected_agent_steps(id, episodes)
-            })
+            .map(|&id| runner::expected_agent_steps(id, options.episodes(id)))
             .collect();
         let agent_steps: f64 = steps.iter().sum();
         let members = &group[calibration_window(&steps, batch_size)];

@@ -84,6 +84,11 @@ impl RunnerOptions {
         Ok(config)
     }
 
+    /// Episodes this run gives `id`: `num_episodes`, or the id's own count.
+    pub fn episodes(&self, id: BsuiteId) -> usize {
+        self.num_episodes.unwrap_or(id.num_episodes())
+    }
+
     /// Batches run at once: `jobs`, or [`usable_cpus`] when it is 0.
     pub fn effective_jobs(&self) -> usize {
         if self.jobs == 0 {
@@ -392,7 +397,7 @@ pub fn pending_ids(
     let replacing = theirs.overwriting.map(|o| o.files).unwrap_or_default();
     let complete = |id: &BsuiteId| {
         let file = file_name(id);
-        let episodes = options.num_episodes.unwrap_or(id.num_episodes()) as u64;
+        let episodes = options.episodes(*id) as u64;
         !replacing.contains(&file)
             && matches!(logged_episodes(&dir.join(&file)), Ok(Some(n)) if n >= episodes)
     };
@@ -610,7 +615,7 @@ enum StartError {
 /// What `id` needs; `another_runs` says its file is another run's (an unfinished
 /// overwrite), to be replaced even when complete.
 fn plan(id: BsuiteId, options: &RunnerOptions, another_runs: bool) -> Result<Plan, StartError> {
-    let num_episodes = options.num_episodes.unwrap_or(id.num_episodes());
+    let num_episodes = options.episodes(id);
     let mut run = RunPlan {
         num_episodes,
         overwrite: options.overwrite || another_runs,
