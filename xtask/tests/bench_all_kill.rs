@@ -92,9 +92,10 @@ fn check_only_complete_files(dir: &Path) -> usize {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if !name.ends_with(".csv") {
-            // Besides results: files being written, the run's manifest and its lock.
+            // Besides results: files being written (a CSV or the manifest), the run's
+            // manifest and its lock.
             assert!(
-                (name.starts_with('.') && name.ends_with(".csv.tmp"))
+                (name.starts_with('.') && name.ends_with(".tmp"))
                     || name == "bsuite_run.json"
                     || name.starts_with(".bsuite-lock"),
                 "{name}"

@@ -406,7 +406,9 @@ impl RunManifest {
     /// on the disk before the files it vouches for, even across a power loss.
     pub fn write(&self, dir: &Path) -> Result<(), ManifestError> {
         let path = dir.join(MANIFEST_FILE);
-        let tmp = dir.join(format!("{MANIFEST_FILE}.{}.tmp", std::process::id()));
+        // Hidden like the CSVs' temporary files, since a kill can leave it behind; per
+        // process, since the shards of one run share the directory.
+        let tmp = dir.join(format!(".{MANIFEST_FILE}.{}.tmp", std::process::id()));
         let text = serde_json::to_string_pretty(self).expect("a manifest serialises") + "\n";
         let write_synced = || -> std::io::Result<()> {
             let mut file = std::fs::File::create(&tmp)?;
