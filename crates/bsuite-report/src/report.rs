@@ -488,12 +488,14 @@ impl Output {
             Err(_) => Vec::new(),
         };
         if previous.is_empty() && !overwrite {
-            // A directory no report wrote: only an empty one is taken (empty directories in
-            // it, such as an interrupted report's images/, hold nothing to lose).
+            // A directory no report wrote: only an empty one is taken. Empty directories in
+            // it (an interrupted report's images/) hold nothing to lose, and another report's
+            // directory (a study's, report/appendix_c/ under report/) is never written into.
             let mut foreign: Vec<PathBuf> = fs::read_dir(dir)
                 .map_err(|e| io("listing", e))?
                 .filter_map(|e| e.ok())
                 .filter(|e| !fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_none()))
+                .filter(|e| !e.path().join(MANIFEST).is_file())
                 .map(|e| PathBuf::from(e.file_name()))
                 .collect();
             if !foreign.is_empty() {

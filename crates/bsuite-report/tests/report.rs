@@ -199,6 +199,11 @@ fn rewriting_replaces_only_the_reports_own_files() {
     );
     assert_eq!(fs::read_dir(&out).unwrap().count(), 1, "nothing written");
     fs::remove_file(out.join("index.html")).unwrap();
+    // Another report inside it (a study's, as report/appendix_c/ in report/) is not
+    // foreign, and is left as it was.
+    let study = out.join("appendix_c");
+    bsuite_report::write(std::slice::from_ref(&both), &study, &Options::default()).unwrap();
+    let study_page = fs::read_to_string(study.join("index.html")).unwrap();
     let first = bsuite_report::write(&[both], &out, &Options::default()).unwrap();
     // Files put beside a report are left alone by the next one.
     fs::write(out.join("notes.txt"), "mine").unwrap();
@@ -217,6 +222,14 @@ fn rewriting_replaces_only_the_reports_own_files() {
     assert!(!out.join("images/deep_sea").exists(), "stale figures left");
     assert!(out.join("images/bandit").is_dir());
     assert_eq!(fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+    assert_eq!(
+        fs::read_to_string(study.join("index.html")).unwrap(),
+        study_page
+    );
+    assert!(
+        study.join("images/deep_sea").is_dir(),
+        "the study's report kept"
+    );
     assert!(results.join("bsuite_id_-_bandit-0.csv").is_file());
 
     // With overwrite, a foreign file at a report's name is replaced.
