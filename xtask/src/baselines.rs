@@ -64,24 +64,70 @@ pub fn select(spec: &str) -> Result<Vec<String>> {
     Ok(names)
 }
 
-/// Unpacks the shipped baseline `name` afresh and returns its results directory.
+/// The shipped baseline `name`, unpacked, and its results directory.
 pub fn unpack(name: &str) -> Result<PathBuf> {
-    let archive = shipped().join(format!("{name}.tar.gz"));
-    let target = unpacked().join(name);
-    let staging = unpacked().join(format!(".{name}.{}", std::process::id()));
+    unpack_into(&shipped().join(format!("{name}.tar.gz")), &unpacked(), name)
+}
+
+/// Unpacks `archive` into `root/name`, unless the copy there is what it last unpacked,
+/// untouched: a study reports from a dozen baselines, and unpacking them all (about ten
+/// thousand files) took most of its time.
+fn unpack_into(archive: &Path, root: &Path, name: &str) -> Result<PathBuf> {
+    let target = root.join(name);
+    let stamp_path = root.join(format!(".{name}.unpacked"));
+    let recorded = fs::read_to_string(&stamp_path).ok();
+    if recorded.is_some() && recorded == stamp(archive, &target).ok() {
+        return Ok(target);
+    }
+    let staging = root.join(format!(".{name}.{}", std::process::id()));
     let _ = fs::remove_dir_all(&staging);
     fs::create_dir_all(&staging)?;
-    let file =
-        fs::File::open(&archive).with_context(|| format!("opening {}", archive.display()))?;
+    let file = fs::File::open(archive).with_context(|| format!("opening {}", archive.display()))?;
     tar::Archive::new(GzDecoder::new(file))
         .unpack(&staging)
         .with_context(|| format!("unpacking {}", archive.display()))?;
     let _ = fs::remove_dir_all(&target);
     fs::rename(&staging, &target)?;
+    // Described as found after the rename: should another process have unpacked too, the
+    // stamp still describes what is there.
+    fs::write(&stamp_path, stamp(archive, &target)?)
+        .with_context(|| format!("writing {}", stamp_path.display()))?;
     Ok(target)
 }
 
-/// Unpacks every shipped baseline afresh: its name, results directory and manifest.
+/// What identifies an unpacked copy: the archive's size and modification time, then the
+/// path, size and modification time of every file in `dir` (unpacking keeps the archive's
+/// times, so an edited, added or removed file changes it).
+fn stamp(archive: &Path, dir: &Path) -> Result<String> {
+    fn line(path: &Path, shown: &Path) -> Result<String> {
+        let meta = fs::metadata(path)?;
+        let modified = meta.modified()?.duration_since(std::time::UNIX_EPOCH)?;
+        Ok(format!(
+            "{} {} {}\n",
+            shown.display(),
+            meta.len(),
+            modified.as_nanos()
+        ))
+    }
+    fn walk(dir: &Path, relative: &Path, out: &mut Vec<String>) -> Result<()> {
+        for entry in fs::read_dir(dir)? {
+            let entry = entry?;
+            let shown = relative.join(entry.file_name());
+            if entry.file_type()?.is_dir() {
+                walk(&entry.path(), &shown, out)?;
+            } else {
+                out.push(line(&entry.path(), &shown)?);
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    walk(dir, Path::new(""), &mut files)?;
+    files.sort();
+    Ok(line(archive, Path::new("archive"))? + &files.concat())
+}
+
+/// Every shipped baseline, unpacked: its name, results directory and manifest.
 pub fn unpack_all() -> Result<Vec<(String, PathBuf, RunManifest)>> {
     let mut runs = Vec::new();
     for name in available()? {
@@ -278,4 +324,50 @@ fn write_archive(dir: &Path, subdirs: &[String], archive: &Path) -> Result<()> {
     gz.finish()?;
     fs::rename(&temp, archive)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("xtask-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn an_unpacked_copy_is_reused_only_while_untouched() {
+        use std::os::unix::fs::MetadataExt as _;
+        let root = scratch("unpack-reuse");
+        let archive = shipped().join("boot_dqn_1.tar.gz");
+        let dir = unpack_into(&archive, &root, "b").unwrap();
+        let csv = dir.join("bsuite_id_-_catch-0.csv");
+        let original = fs::read_to_string(&csv).unwrap();
+        // A fresh unpacking renames a new directory into place.
+        let inode = |dir: &Path| fs::metadata(dir).unwrap().ino();
+
+        // Read (as a report reads it), it is still as unpacked, so it is reused.
+        AgentResults::load("b", &dir).unwrap();
+        let first = inode(&dir);
+        unpack_into(&archive, &root, "b").unwrap();
+        assert_eq!(inode(&dir), first);
+
+        // An edited file is replaced by the archive's.
+        fs::write(&csv, "edited").unwrap();
+        unpack_into(&archive, &root, "b").unwrap();
+        assert_ne!(inode(&dir), first);
+        assert_eq!(fs::read_to_string(&csv).unwrap(), original);
+        // So is a removed one, and an added one is removed.
+        fs::remove_file(&csv).unwrap();
+        fs::write(dir.join("extra.csv"), "x").unwrap();
+        unpack_into(&archive, &root, "b").unwrap();
+        assert_eq!(fs::read_to_string(&csv).unwrap(), original);
+        assert!(!dir.join("extra.csv").exists());
+        // Another archive under the same name is unpacked afresh.
+        unpack_into(&shipped().join("dqn_sgd.tar.gz"), &root, "b").unwrap();
+        assert_ne!(fs::read_to_string(&csv).unwrap(), original);
+        fs::remove_dir_all(&root).unwrap();
+    }
 }
