@@ -222,6 +222,20 @@ fn replica_spec(setup: &AgentSetup) -> ReplicaSpec {
     }
 }
 
+/// What the agent named `agent` averaged per episode, in its shipped default sweep, on
+/// the experiments whose episode lengths depend on the agent's skill; empty for agents
+/// nothing has been measured of. Sweep planning only ([`AgentEntry::steps_per_episode`]).
+pub(crate) fn steps_per_episode(agent: &str) -> &'static [(&'static str, f64)] {
+    match agent {
+        "random" => &random::STEPS_PER_EPISODE,
+        "dqn" => &dqn::STEPS_PER_EPISODE,
+        "boot_dqn" => &boot_dqn::STEPS_PER_EPISODE,
+        "actor_critic" => &actor_critic::STEPS_PER_EPISODE,
+        "actor_critic_rnn" | "actor_critic_rnn_reset" => &actor_critic_rnn::STEPS_PER_EPISODE,
+        _ => &[],
+    }
+}
+
 /// The reference agents with two engines, by name, for [`crate::factory`].
 pub fn entries() -> Vec<AgentEntry> {
     vec![

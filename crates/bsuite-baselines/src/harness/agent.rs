@@ -189,6 +189,32 @@ pub struct AgentEntry {
     pub batching: Option<Batching>,
 }
 
+impl AgentEntry {
+    /// The steps an episode of `id` typically takes this agent, for sweep planning
+    /// (`--estimate`, batch order): where the agent's skill sets episode lengths (cartpole
+    /// and mountain car), what the agent averaged in its shipped default sweep, else the
+    /// experiment's own figure ([`BsuiteId::steps_per_episode`]).
+    ///
+    /// ```
+    /// let dqn = bsuite_baselines::factory::agent("dqn").unwrap();
+    /// let random = bsuite_baselines::factory::agent("random").unwrap();
+    /// let cartpole = "cartpole/0".parse().unwrap();
+    /// assert!(dqn.steps_per_episode(cartpole) > 5.0 * random.steps_per_episode(cartpole));
+    /// ```
+    pub fn steps_per_episode(&self, id: BsuiteId) -> f64 {
+        let experiment = id.experiment().name;
+        crate::agents::steps_per_episode(self.name)
+            .iter()
+            .find(|(name, _)| *name == experiment)
+            .map_or_else(|| id.steps_per_episode(), |&(_, steps)| steps)
+    }
+
+    /// The agent steps `episodes` episodes of `id` take this agent, for sweep planning.
+    pub fn expected_agent_steps(&self, id: BsuiteId, episodes: usize) -> f64 {
+        episodes as f64 * self.steps_per_episode(id).max(1.0)
+    }
+}
+
 /// How an agent runs many bsuite_ids as one [`BatchAgent`], one replica per id. Each
 /// replica must compute exactly what the agent built by [`AgentEntry::make`] computes for
 /// that id alone, so results do not depend on how the runner batches ids.

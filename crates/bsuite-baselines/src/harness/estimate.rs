@@ -1,5 +1,5 @@
 //! What a sweep will cost, before it runs: each experiment's agent steps, from the ids'
-//! episode counts and expected episode lengths, times the agent's CPU cost per step,
+//! episode counts and the agent's expected episode lengths, times its CPU cost per step,
 //! measured here in a short calibration on that experiment's own ids (batched as the runner
 //! would batch them), and the memory the concurrent replicas hold.
 
@@ -195,6 +195,7 @@ impl Estimate {
     /// drop out. Every pending id's experiment must be among this estimate's.
     pub fn pooled(
         &self,
+        agent: &AgentEntry,
         pending: &[Vec<BsuiteId>],
         num_episodes: Option<usize>,
         jobs: usize,
@@ -208,7 +209,7 @@ impl Estimate {
             e.ids = ids.len();
             e.agent_steps = (ids.iter())
                 .map(|&&id| {
-                    runner::expected_agent_steps(id, num_episodes.unwrap_or(id.num_episodes()))
+                    agent.expected_agent_steps(id, num_episodes.unwrap_or(id.num_episodes()))
                 })
                 .sum();
         }
@@ -255,7 +256,7 @@ pub fn estimate(
     for group in ids.chunk_by(|a, b| a.experiment().name == b.experiment().name) {
         let steps: Vec<f64> = group
             .iter()
-            .map(|&id| runner::expected_agent_steps(id, options.episodes(id)))
+            .map(|&id| agent.expected_agent_steps(id, options.episodes(id)))
             .collect();
         let agent_steps: f64 = steps.iter().sum();
         let members = &group[calibration_window(&steps, batch_size)];
@@ -404,8 +405,9 @@ mod tests {
             batch_size: 1,
             base_bytes: 0.0,
         };
+        let random = crate::factory::agent("random").unwrap();
         let all = vec![vec![catch(0), catch(1)]; 3];
-        let pooled = one.pooled(&all, None, 4);
+        let pooled = one.pooled(&random, &all, None, 4);
         assert_eq!(pooled.experiments[0].ids, 6);
         assert_eq!(pooled.agent_steps(), 3.0 * 180_000.0);
         let cpu = 3.0 * one.cpu_seconds();
@@ -413,22 +415,54 @@ mod tests {
         assert_eq!(pooled.jobs, 4);
         assert_eq!(pooled.wall_seconds(), pooled.cpu_seconds() / 4.0);
         assert_eq!(
-            one.pooled(&all, None, 16).jobs,
+            one.pooled(&random, &all, None, 16).jobs,
             6,
             "no more workers than (seed, id) pairs"
         );
         assert_eq!(pooled.peak_bytes(), 4e6);
 
         let resumed = [vec![catch(1)], vec![], vec![catch(0), catch(1)]];
-        let left = one.pooled(&resumed, None, 4);
+        let left = one.pooled(&random, &resumed, None, 4);
         assert_eq!(left.experiments[0].ids, 3);
         assert_eq!(left.agent_steps(), 3.0 * 90_000.0);
         assert_eq!(left.jobs, 3);
-        let shortened = one.pooled(&resumed, Some(100), 4);
+        let shortened = one.pooled(&random, &resumed, Some(100), 4);
         assert_eq!(shortened.agent_steps(), 3.0 * 900.0);
-        let done = one.pooled(&[vec![], vec![]], None, 4);
+        let done = one.pooled(&random, &[vec![], vec![]], None, 4);
         assert!(done.experiments.is_empty());
         assert_eq!(done.agent_steps(), 0.0);
+    }
+
+    /// Where episodes last as long as the agent keeps going, each agent is priced at its
+    /// own episode lengths; elsewhere the experiment fixes them for every agent.
+    #[test]
+    fn control_tasks_are_priced_at_the_agents_own_episode_lengths() {
+        let id = |s: &str| -> BsuiteId { s.parse().unwrap() };
+        let agent = |name| crate::factory::agent(name).unwrap();
+        let (random, boot_dqn) = (agent("random"), agent("boot_dqn"));
+        assert_eq!(
+            random.expected_agent_steps(id("cartpole/3"), 1000),
+            81_000.0
+        );
+        assert_eq!(
+            boot_dqn.expected_agent_steps(id("cartpole/3"), 1000),
+            380_000.0
+        );
+        assert_eq!(
+            boot_dqn.expected_agent_steps(id("mountain_car/0"), 10),
+            1670.0
+        );
+        for name in ["random", "boot_dqn"] {
+            assert_eq!(agent(name).steps_per_episode(id("catch/0")), 9.0);
+        }
+        // Every agent's table names real experiments whose lengths the agent sets.
+        for entry in crate::factory::agents() {
+            for &(experiment, steps) in crate::agents::steps_per_episode(entry.name) {
+                let first = id(&format!("{experiment}/0"));
+                assert_eq!(entry.steps_per_episode(first), steps);
+                assert!((1.0..=1000.0).contains(&steps), "{experiment}: {steps}");
+            }
+        }
     }
 
     #[test]

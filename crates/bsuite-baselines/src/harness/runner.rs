@@ -710,7 +710,7 @@ fn make_batches(
             let (key, cost) = match p.id.load() {
                 Ok(env) => (
                     (batching.key)(&agent_setup(p.id, &*env, &unit.config, unit.options)),
-                    estimated_cost(p.id, &*env, p.run.num_episodes),
+                    estimated_cost(&agent, p.id, &*env, p.run.num_episodes),
                 ),
                 Err(_) => (u64::MAX, 0.0),
             };
@@ -742,15 +742,9 @@ fn make_batches(
 
 /// A rough cost of running `id` for `episodes` episodes, only to order batches: the
 /// expected agent steps, weighted by observation size.
-fn estimated_cost(id: BsuiteId, env: &dyn Environment, episodes: usize) -> f64 {
+fn estimated_cost(agent: &AgentEntry, id: BsuiteId, env: &dyn Environment, episodes: usize) -> f64 {
     let observation = env.observation_spec().shape.iter().product::<usize>() as f64;
-    expected_agent_steps(id, episodes) * (1.0 + observation / 400.0)
-}
-
-/// The agent steps `episodes` episodes of `id` take a learning agent
-/// ([`BsuiteId::steps_per_episode`]).
-pub fn expected_agent_steps(id: BsuiteId, episodes: usize) -> f64 {
-    episodes as f64 * id.steps_per_episode().max(1.0)
+    agent.expected_agent_steps(id, episodes) * (1.0 + observation / 400.0)
 }
 
 /// What an agent of `id` is built from: the environment's specs, the run's seed,

@@ -43,6 +43,18 @@ const ENGINES: Engines<ActorCriticReplicas> = Engines {
 pub(crate) static KEYS: [Key; 7] = actor_critic_keys("64,64");
 
 /// The feed-forward actor-critic's factory entry.
+/// Mean steps per episode in `baselines/actor_critic`, 5 seeds, where the agent's skill sets episode lengths
+/// (sweep planning only: [`AgentEntry::steps_per_episode`]).
+pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
+    ("cartpole", 127.0),
+    ("cartpole_noise", 109.0),
+    ("cartpole_scale", 115.0),
+    ("cartpole_swingup", 998.0),
+    ("mountain_car", 1000.0),
+    ("mountain_car_noise", 1000.0),
+    ("mountain_car_scale", 995.0),
+];
+
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "actor_critic",

@@ -174,6 +174,18 @@ pub(crate) static KEYS: [Key; 15] = {
 };
 
 /// Bootstrapped DQN's factory entry.
+/// Mean steps per episode in `baselines/boot_dqn`, seed 42, where the agent's skill sets episode lengths
+/// (sweep planning only: [`AgentEntry::steps_per_episode`]).
+pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
+    ("cartpole", 380.0),
+    ("cartpole_noise", 381.0),
+    ("cartpole_scale", 333.0),
+    ("cartpole_swingup", 492.0),
+    ("mountain_car", 167.0),
+    ("mountain_car_noise", 234.0),
+    ("mountain_car_scale", 422.0),
+];
+
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "boot_dqn",

@@ -120,6 +120,18 @@ const ENGINES: Engines<DqnReplicas> = Engines {
 pub(crate) static KEYS: [Key; 11] = replay_keys("0.001", "64,64", "32", "100", "0.05");
 
 /// DQN's factory entry.
+/// Mean steps per episode in `baselines/dqn`, 5 seeds, where the agent's skill sets episode lengths
+/// (sweep planning only: [`AgentEntry::steps_per_episode`]).
+pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
+    ("cartpole", 688.0),
+    ("cartpole_noise", 668.0),
+    ("cartpole_scale", 484.0),
+    ("cartpole_swingup", 924.0),
+    ("mountain_car", 164.0),
+    ("mountain_car_noise", 188.0),
+    ("mountain_car_scale", 266.0),
+];
+
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "dqn",

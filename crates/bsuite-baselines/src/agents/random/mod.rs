@@ -57,6 +57,18 @@ pub fn default_agent(action_spec: ActionSpec) -> Random {
 pub(crate) static KEYS: [Key; 1] = [SEED];
 
 /// The random agent's factory entry.
+/// Mean steps per episode in `baselines/random`, 5 seeds, where the agent's skill sets episode lengths
+/// (sweep planning only: [`AgentEntry::steps_per_episode`]).
+pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
+    ("cartpole", 81.0),
+    ("cartpole_noise", 81.0),
+    ("cartpole_scale", 81.0),
+    ("cartpole_swingup", 544.0),
+    ("mountain_car", 1000.0),
+    ("mountain_car_noise", 1000.0),
+    ("mountain_car_scale", 1000.0),
+];
+
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "random",
