@@ -42,9 +42,9 @@ const ENGINES: Engines<ActorCriticReplicas> = Engines {
 /// The feed-forward actor-critic's keys: bsuite's `default_agent`.
 pub(crate) static KEYS: [Key; 7] = actor_critic_keys("64,64");
 
-/// The feed-forward actor-critic's factory entry.
-/// Mean steps per episode in `baselines/actor_critic`, 5 seeds, where the agent's skill sets episode lengths
-/// (sweep planning only: [`AgentEntry::steps_per_episode`]).
+/// Mean steps per episode in `baselines/actor_critic` (5 seeds) on the experiments where the
+/// agent's skill sets episode lengths; sweep planning only
+/// ([`AgentEntry::steps_per_episode`]).
 pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
     ("cartpole", 127.0),
     ("cartpole_noise", 109.0),
@@ -55,6 +55,7 @@ pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
     ("mountain_car_scale", 995.0),
 ];
 
+/// The feed-forward actor-critic's factory entry.
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "actor_critic",

@@ -130,9 +130,9 @@ const fn rnn_keys(reset: &'static str) -> [Key; 9] {
     ]
 }
 
-/// The recurrent actor-critic's factory entry.
-/// Mean steps per episode in `baselines/actor_critic_rnn`, 3 seeds, where the agent's skill sets episode lengths
-/// (sweep planning only: [`AgentEntry::steps_per_episode`]).
+/// Mean steps per episode in `baselines/actor_critic_rnn` (3 seeds) on the experiments where the
+/// agent's skill sets episode lengths; sweep planning only
+/// ([`AgentEntry::steps_per_episode`]).
 pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
     ("cartpole", 64.0),
     ("cartpole_noise", 64.0),
@@ -143,6 +143,7 @@ pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
     ("mountain_car_scale", 1000.0),
 ];
 
+/// The recurrent actor-critic's factory entry.
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "actor_critic_rnn",

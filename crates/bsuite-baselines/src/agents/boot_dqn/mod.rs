@@ -173,9 +173,9 @@ pub(crate) static KEYS: [Key; 15] = {
     ]
 };
 
-/// Bootstrapped DQN's factory entry.
-/// Mean steps per episode in `baselines/boot_dqn`, seed 42, where the agent's skill sets episode lengths
-/// (sweep planning only: [`AgentEntry::steps_per_episode`]).
+/// Mean steps per episode in `baselines/boot_dqn` (seed 42) on the experiments where the
+/// agent's skill sets episode lengths; sweep planning only
+/// ([`AgentEntry::steps_per_episode`]).
 pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
     ("cartpole", 380.0),
     ("cartpole_noise", 381.0),
@@ -186,6 +186,7 @@ pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
     ("mountain_car_scale", 422.0),
 ];
 
+/// Bootstrapped DQN's factory entry.
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "boot_dqn",

@@ -119,9 +119,9 @@ const ENGINES: Engines<DqnReplicas> = Engines {
 /// DQN's keys: bsuite's `default_agent`.
 pub(crate) static KEYS: [Key; 11] = replay_keys("0.001", "64,64", "32", "100", "0.05");
 
-/// DQN's factory entry.
-/// Mean steps per episode in `baselines/dqn`, 5 seeds, where the agent's skill sets episode lengths
-/// (sweep planning only: [`AgentEntry::steps_per_episode`]).
+/// Mean steps per episode in `baselines/dqn` (5 seeds) on the experiments where the
+/// agent's skill sets episode lengths; sweep planning only
+/// ([`AgentEntry::steps_per_episode`]).
 pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
     ("cartpole", 688.0),
     ("cartpole_noise", 668.0),
@@ -132,6 +132,7 @@ pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
     ("mountain_car_scale", 266.0),
 ];
 
+/// DQN's factory entry.
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "dqn",

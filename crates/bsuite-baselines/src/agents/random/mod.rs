@@ -56,9 +56,9 @@ pub fn default_agent(action_spec: ActionSpec) -> Random {
 /// The random agent's one key.
 pub(crate) static KEYS: [Key; 1] = [SEED];
 
-/// The random agent's factory entry.
-/// Mean steps per episode in `baselines/random`, 5 seeds, where the agent's skill sets episode lengths
-/// (sweep planning only: [`AgentEntry::steps_per_episode`]).
+/// Mean steps per episode in `baselines/random` (5 seeds) on the experiments where the
+/// agent's skill sets episode lengths; sweep planning only
+/// ([`AgentEntry::steps_per_episode`]).
 pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
     ("cartpole", 81.0),
     ("cartpole_noise", 81.0),
@@ -69,6 +69,7 @@ pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
     ("mountain_car_scale", 1000.0),
 ];
 
+/// The random agent's factory entry.
 pub(crate) fn entry() -> AgentEntry {
     AgentEntry {
         name: "random",
