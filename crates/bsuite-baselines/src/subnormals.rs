@@ -9,8 +9,9 @@
 //! cores every operation on such a value takes a microcode assist, about 70 times an
 //! ordinary one (22.6 ns against 0.34 ns an Adam update of a parameter, on a Xeon with
 //! AMX); that made dqn 4.5 times slower there than with the mode on (catch/0: 7.5 s
-//! against 1.7 s of CPU) and boot_dqn 1.5 to 5.8 times (`docs/performance.md`). AMD's cores take subnormals at nearly full speed,
-//! which is why the same builds were fast on them.
+//! against 1.7 s of CPU) and boot_dqn 1.5 to 5.8 times (`docs/performance.md`). AMD's
+//! cores take subnormals at nearly full speed, which is why the same builds were fast on
+//! them.
 //!
 //! [`FlushSubnormals`] turns FTZ on for the calling thread while an agent computes and
 //! restores the mode the thread had before, so environments, loggers and users' code keep
