@@ -188,17 +188,17 @@ impl Estimate {
 
 impl Estimate {
     /// The estimate of the (run, id) pairs of `pending`, one list of ids per run (the seeds
-    /// of `--seeds`, or one run), priced at this estimate's costs per step and run in one
-    /// pool of at most `jobs` workers: seeds differ in their draws, not in their cost, so an
-    /// experiment counts each of its pending pairs, and the pool keeps more workers busy
-    /// where one run alone had fewer ids than workers. Experiments with no pending pair
-    /// drop out. Every pending id's experiment must be among this estimate's.
+    /// of `--seeds`, or one run), each id run for the episodes `options` gives it, priced
+    /// at this estimate's costs per step and run in one pool of `options`' workers at most:
+    /// seeds differ in their draws, not in their cost, so an experiment counts each of its
+    /// pending pairs, and the pool keeps more workers busy where one run alone had fewer
+    /// ids than workers. Experiments with no pending pair drop out. Every pending id's
+    /// experiment must be among this estimate's.
     pub fn pooled(
         &self,
         agent: &AgentEntry,
         pending: &[Vec<BsuiteId>],
-        num_episodes: Option<usize>,
-        jobs: usize,
+        options: &RunnerOptions,
     ) -> Estimate {
         let mut pooled = self.clone();
         for e in &mut pooled.experiments {
@@ -208,14 +208,12 @@ impl Estimate {
                 .collect();
             e.ids = ids.len();
             e.agent_steps = (ids.iter())
-                .map(|&&id| {
-                    agent.expected_agent_steps(id, num_episodes.unwrap_or(id.num_episodes()))
-                })
+                .map(|&&id| agent.expected_agent_steps(id, options.episodes(id)))
                 .sum();
         }
         pooled.experiments.retain(|e| e.ids > 0);
         let ids: usize = pooled.experiments.iter().map(|e| e.ids).sum();
-        pooled.jobs = jobs.min(ids).max(1);
+        pooled.jobs = options.effective_jobs().min(ids).max(1);
         pooled
     }
 }
@@ -406,8 +404,13 @@ mod tests {
             base_bytes: 0.0,
         };
         let random = crate::factory::agent("random").unwrap();
+        let options = |num_episodes: Option<usize>, jobs: usize| RunnerOptions {
+            num_episodes,
+            jobs,
+            ..RunnerOptions::default()
+        };
         let all = vec![vec![catch(0), catch(1)]; 3];
-        let pooled = one.pooled(&random, &all, None, 4);
+        let pooled = one.pooled(&random, &all, &options(None, 4));
         assert_eq!(pooled.experiments[0].ids, 6);
         assert_eq!(pooled.agent_steps(), 3.0 * 180_000.0);
         let cpu = 3.0 * one.cpu_seconds();
@@ -415,20 +418,20 @@ mod tests {
         assert_eq!(pooled.jobs, 4);
         assert_eq!(pooled.wall_seconds(), pooled.cpu_seconds() / 4.0);
         assert_eq!(
-            one.pooled(&random, &all, None, 16).jobs,
+            one.pooled(&random, &all, &options(None, 16)).jobs,
             6,
             "no more workers than (seed, id) pairs"
         );
         assert_eq!(pooled.peak_bytes(), 4e6);
 
         let resumed = [vec![catch(1)], vec![], vec![catch(0), catch(1)]];
-        let left = one.pooled(&random, &resumed, None, 4);
+        let left = one.pooled(&random, &resumed, &options(None, 4));
         assert_eq!(left.experiments[0].ids, 3);
         assert_eq!(left.agent_steps(), 3.0 * 90_000.0);
         assert_eq!(left.jobs, 3);
-        let shortened = one.pooled(&random, &resumed, Some(100), 4);
+        let shortened = one.pooled(&random, &resumed, &options(Some(100), 4));
         assert_eq!(shortened.agent_steps(), 3.0 * 900.0);
-        let done = one.pooled(&random, &[vec![], vec![]], None, 4);
+        let done = one.pooled(&random, &[vec![], vec![]], &options(None, 4));
         assert!(done.experiments.is_empty());
         assert_eq!(done.agent_steps(), 0.0);
     }

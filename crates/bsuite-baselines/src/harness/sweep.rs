@@ -730,12 +730,7 @@ fn run_seeds(
         announce_calibration(name, agent, &calibrated);
         let estimate = crate::estimate::estimate(agent, &calibrated, &runs[0])
             .map_err(|error| SweepError::Estimate { error })?;
-        let pooled = estimate.pooled(
-            &agent,
-            &pending,
-            runs[0].num_episodes,
-            runs[0].effective_jobs(),
-        );
+        let pooled = estimate.pooled(&agent, &pending, &runs[0]);
         crate::estimate::print(agent.name, &pooled);
         crate::errln!(
             "{name}: the projection is of {} seeds ({}..{}): {left} (seed, id) pairs in one \
