@@ -5,7 +5,18 @@
 use std::path::Path;
 use std::process::Command;
 
-/// `BSUITE_GIT_REVISION` for `env!`-style lookup, when the source is a git checkout.
+/// The sources the agents' results depend on, relative to this crate: the agents, the
+/// environments and the logging, and the locked versions of everything else.
+const RESULT_SOURCES: [&str; 4] = [
+    ".",
+    "../bsuite-envs",
+    "../bsuite-logging",
+    "../../Cargo.lock",
+];
+
+/// `BSUITE_GIT_REVISION` for `env!`-style lookup, when the source is a git checkout: the
+/// commit, with `-modified` after it when [`RESULT_SOURCES`] hold changes not committed,
+/// since those results are not the commit's.
 fn record_git_revision() {
     let here = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
     let git = |args: &[&str]| {
@@ -22,9 +33,17 @@ fn record_git_revision() {
     let Some(revision) = git(&["rev-parse", "HEAD"]) else {
         return;
     };
-    println!("cargo:rustc-env=BSUITE_GIT_REVISION={revision}");
-    // Rebuild when HEAD moves: HEAD itself, and the branch it points at.
-    let mut watched = vec!["HEAD".to_string()];
+    let mut status = vec!["status", "--porcelain", "--untracked-files=no", "--"];
+    status.extend(RESULT_SOURCES);
+    let modified = git(&status).is_some_and(|changes| !changes.is_empty());
+    let suffix = if modified { "-modified" } else { "" };
+    println!("cargo:rustc-env=BSUITE_GIT_REVISION={revision}{suffix}");
+    // Run again when the sources change (an edit makes the build modified, a checkout may
+    // make it clean) and when HEAD moves: HEAD itself, and the branch it points at.
+    for source in RESULT_SOURCES {
+        println!("cargo:rerun-if-changed={source}");
+    }
+    let mut watched = vec!["HEAD".to_string(), "index".to_string()];
     watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
     for name in watched {
         if let Some(path) = git(&["rev-parse", "--git-path", &name]) {

@@ -422,7 +422,7 @@ fn our_builds(dirs: &[PathBuf], seeds: std::ops::Range<u32>) -> Result<BTreeMap<
     Ok(builds)
 }
 
-/// `builds` as `rev (seeds 0-9, 12)` items, revisions shortened to 12 digits.
+/// `builds` as `rev (seeds 0-9, 12)` items, commits shortened to 12 digits.
 fn fmt_builds(builds: &BTreeMap<String, Vec<u32>>) -> String {
     let mut items = Vec::new();
     for (revision, seeds) in builds {
@@ -439,8 +439,10 @@ fn fmt_builds(builds: &BTreeMap<String, Vec<u32>>) -> String {
             });
             i += 1;
         }
-        let short = &revision[..revision.len().min(12)];
-        items.push(format!("{short} (seeds {})", ranges.join(", ")));
+        // The commit shortened, a `-modified` build's mark kept.
+        let (commit, mark) = revision.split_at(revision.find('-').unwrap_or(revision.len()));
+        let short = &commit[..commit.len().min(12)];
+        items.push(format!("{short}{mark} (seeds {})", ranges.join(", ")));
     }
     items.join("; ")
 }
@@ -678,11 +680,13 @@ mod tests {
     fn builds_list_their_seeds_as_ranges() {
         let builds = BTreeMap::from([
             ("0123456789abcdef".to_string(), vec![0, 1, 2, 5, 7, 8]),
+            ("0123456789abcdef-modified".to_string(), vec![4]),
             ("not recorded".to_string(), vec![3]),
         ]);
         assert_eq!(
             fmt_builds(&builds),
-            "0123456789ab (seeds 0-2, 5, 7-8); not recorded (seeds 3)"
+            "0123456789ab (seeds 0-2, 5, 7-8); 0123456789ab-modified (seeds 4); not recorded \
+             (seeds 3)"
         );
     }
 

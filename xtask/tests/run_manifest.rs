@@ -31,12 +31,9 @@ fn resuming_as_another_run_is_refused_until_overwrite() {
     assert!(first.status.success(), "{}", stderr(&first));
     let manifest = fs::read_to_string(dir.join("bsuite_run.json")).unwrap();
     assert!(manifest.contains("\"agent\": \"random\"") && manifest.contains("\"seed\": 1"));
-    if std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../.git")
-        .exists()
-    {
-        let revision = manifest.contains("\"git_revision\": \"");
-        assert!(revision, "a checkout's revision: {manifest}");
+    if let Some(revision) = checkout_revision() {
+        let recorded = format!("\"git_revision\": \"{revision}\"");
+        assert!(manifest.contains(&recorded), "{recorded}: {manifest}");
     }
     let csv = fs::read(dir.join("bsuite_id_-_catch-0.csv")).unwrap();
 
@@ -86,4 +83,37 @@ fn resuming_as_another_run_is_refused_until_overwrite() {
     assert!(html.contains("written by agent random, seed 2"));
     fs::remove_dir_all(&dir).unwrap();
     fs::remove_dir_all(&report).unwrap();
+}
+
+/// The revision a build of this checkout records: HEAD, marked `-modified` while the
+/// agents' sources (the baselines, the environments, the logging, `Cargo.lock`) differ
+/// from it; `None` outside a git checkout.
+fn checkout_revision() -> Option<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .ok()?;
+        output
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+    };
+    let head = git(&["rev-parse", "HEAD"])?;
+    let changes = git(&[
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        "--",
+        "crates/bsuite-baselines",
+        "crates/bsuite-envs",
+        "crates/bsuite-logging",
+        "Cargo.lock",
+    ])?;
+    Some(match changes.is_empty() {
+        true => head,
+        false => format!("{head}-modified"),
+    })
 }

@@ -49,7 +49,8 @@ pub struct RunManifest {
     pub shards: Option<usize>,
     /// The bsuite-rs version that wrote it.
     pub bsuite_rs: String,
-    /// The git revision of the build that wrote it last, when known.
+    /// The git revision of the build that wrote it last, when known: a commit, followed by
+    /// `-modified` where the build had changes to the agents' sources not yet committed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_revision: Option<String>,
     /// The revisions of the other builds that wrote it before, oldest first: a run resumed
