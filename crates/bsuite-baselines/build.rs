@@ -15,8 +15,9 @@ const RESULT_SOURCES: [&str; 4] = [
 ];
 
 /// `BSUITE_GIT_REVISION` for `env!`-style lookup, when the source is a git checkout: the
-/// commit, with `-modified` after it when [`RESULT_SOURCES`] hold changes not committed,
-/// since those results are not the commit's.
+/// commit, with `-modified` after it when the files of [`RESULT_SOURCES`] differ from the
+/// commit's, since those results are not the commit's. The files, not the index, are what
+/// is compiled, so staging is neither here nor there.
 fn record_git_revision() {
     let here = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
     let git = |args: &[&str]| {
@@ -33,9 +34,9 @@ fn record_git_revision() {
     let Some(revision) = git(&["rev-parse", "HEAD"]) else {
         return;
     };
-    let mut status = vec!["status", "--porcelain", "--untracked-files=no", "--"];
-    status.extend(RESULT_SOURCES);
-    let modified = git(&status).is_some_and(|changes| !changes.is_empty());
+    let mut diff = vec!["diff", "--name-only", "HEAD", "--"];
+    diff.extend(RESULT_SOURCES);
+    let modified = git(&diff).is_some_and(|changes| !changes.is_empty());
     let suffix = if modified { "-modified" } else { "" };
     println!("cargo:rustc-env=BSUITE_GIT_REVISION={revision}{suffix}");
     // Run again when the sources change (an edit makes the build modified, a checkout may
@@ -43,7 +44,7 @@ fn record_git_revision() {
     for source in RESULT_SOURCES {
         println!("cargo:rerun-if-changed={source}");
     }
-    let mut watched = vec!["HEAD".to_string(), "index".to_string()];
+    let mut watched = vec!["HEAD".to_string()];
     watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
     for name in watched {
         if let Some(path) = git(&["rev-parse", "--git-path", &name]) {

@@ -103,9 +103,9 @@ fn checkout_revision() -> Option<String> {
     };
     let head = git(&["rev-parse", "HEAD"])?;
     let changes = git(&[
-        "status",
-        "--porcelain",
-        "--untracked-files=no",
+        "diff",
+        "--name-only",
+        "HEAD",
         "--",
         "crates/bsuite-baselines",
         "crates/bsuite-envs",
