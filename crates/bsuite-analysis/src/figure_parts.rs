@@ -135,24 +135,28 @@ pub(crate) fn setting_is_int(runs: &[&RunTable], key: &str) -> bool {
     })
 }
 
-/// The continuous colour scale ggplot uses for a numeric colour (dark to light blue).
-pub(crate) const GRADIENT: [&str; 16] = [
-    "#132b43", "#17344f", "#1c3d5b", "#204667", "#254f73", "#29587f", "#2e618b", "#326a97",
-    "#3772a3", "#3b7baf", "#4084bb", "#448dc7", "#4996d3", "#4d9fdf", "#52a8eb", "#56b1f7",
+/// The sequential scale for many groups: viridis from dark purple to yellow-green (its
+/// palest yellow left out, which vanishes on white), 32 steps. ggplot's default (dark to
+/// light blue) makes neighbouring settings indistinguishable past a handful of groups.
+pub(crate) const GRADIENT: [&str; 32] = [
+    "#440154", "#450b5e", "#461668", "#482071", "#472a78", "#45337e", "#433d83", "#404687",
+    "#3d4e89", "#39568b", "#355e8d", "#32668d", "#2f6d8e", "#2c748e", "#297c8e", "#26838d",
+    "#238b8d", "#21928c", "#219989", "#22a087", "#22a785", "#2aad7f", "#34b479", "#3ebb73",
+    "#4bc16c", "#5bc763", "#6bcc5a", "#7bd150", "#8fd544", "#a3d937", "#b7de2a", "#cae126",
 ];
 
 /// Colours for sorted group values: the five-colour palette for up to five groups (a
-/// categorical scale), else ggplot's continuous gradient by value.
+/// categorical scale), else the sequential [`GRADIENT`] by rank, so that the first and last
+/// groups take its two ends and the groups between are spread evenly (by value, a log-spaced
+/// sweep would crowd its small settings into one colour).
 pub(crate) fn group_colours(values: &[f64], categorical: bool) -> Vec<&'static str> {
     if categorical || values.len() <= 5 {
         return (0..values.len()).map(|k| FIVE_COLOURS[k % 5]).collect();
     }
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    values
-        .iter()
-        .map(|v| {
-            let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.0 };
+    let last = (values.len() - 1) as f64;
+    (0..values.len())
+        .map(|k| {
+            let t = k as f64 / last;
             GRADIENT[((t * (GRADIENT.len() - 1) as f64).round() as usize).min(GRADIENT.len() - 1)]
         })
         .collect()

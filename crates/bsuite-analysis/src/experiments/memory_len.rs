@@ -67,14 +67,18 @@ pub(crate) fn figures_by(
         data,
         Grouping::Raw(GroupKey::setting(group, &key, data)),
         &regret_ratio,
-        "average % of correct episodes compared to random.",
+        // bsuite labels this "% of correct episodes", but it is the fraction of imperfect
+        // episodes over random guessing's: 0 is always right, 1 no better than chance.
+        "imperfect episodes relative to random\n(bsuite: % correct; 0 = always right)",
     );
     let scale = regret_ave_scaling(
         data,
         &GroupKey::setting(group, &key, data),
         &regret_ratio,
         LEARNING_THRESH,
-        &format!("% correct episodes after\n{NUM_EPISODES} episodes compared to random"),
+        &format!(
+            "imperfect episodes relative to random\nafter {NUM_EPISODES} episodes (0 = always right)"
+        ),
     );
     let seeds = seeds(
         data,
