@@ -8,15 +8,15 @@ use std::sync::OnceLock;
 
 use ab_glyph::{Font, FontRef};
 use plotters::coord::Shift;
-use plotters::element::{Circle, DashedPathElement, PathElement, Polygon, Rectangle, Text};
+use plotters::element::{Rectangle, Text};
 use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{
     Color as _, FontDesc, FontFamily, FontStyle, FontTransform, ShapeStyle, TextStyle,
 };
 
-use crate::drawing::Stroke;
-use crate::style::{self, Colour};
+use crate::drawing::{Marker, Stroke};
+use crate::style::{self, Colour, Dash, MarkerShape};
 use crate::Error;
 
 /// Horizontal alignment of a text anchor.
@@ -75,6 +75,9 @@ pub(crate) fn text_height(size: f64) -> f64 {
     f64::from(font.ascent_unscaled() - font.descent_unscaled()) * size / units_per_em
 }
 
+/// A line segment from one point to another, in canvas units.
+pub(crate) type Segment = ((f64, f64), (f64, f64));
+
 /// A drawing surface that renders into an SVG string.
 pub(crate) struct Canvas<'a> {
     area: DrawingArea<SVGBackend<'a>, Shift>,
@@ -97,10 +100,37 @@ impl<'a> Canvas<'a> {
         Ok(Self { area })
     }
 
-    /// Writes the SVG out; must be called once drawing is done. Call [`paint_opacity`] on
+    /// Writes the SVG out; must be called once drawing is done. Call [`finished_svg`] on
     /// the result.
     pub fn finish(self) -> Result<(), Error> {
         self.area.present().map_err(draw_err)
+    }
+
+    /// Starts the elements of one agent (a facet, a polygon), closed by [`Canvas::end_agent`]:
+    /// [`finished_svg`] turns the pair into a `<g data-agent="...">` group, which the HTML
+    /// page hides with the agent.
+    pub fn begin_agent(&self, agent: &str) -> Result<(), Error> {
+        let hex: String = agent.bytes().map(|b| format!("{b:02x}")).collect();
+        self.delimiter(&format!("{GROUP_MARK}g{hex}"))
+    }
+
+    /// Ends the elements [`Canvas::begin_agent`] started.
+    pub fn end_agent(&self) -> Result<(), Error> {
+        self.delimiter(&format!("{GROUP_MARK}/"))
+    }
+
+    /// Writes `element` into the SVG as it is, in drawing order (plotters cannot write what
+    /// it has no element for, such as a dash pattern).
+    fn raw_element(&self, element: &str) -> Result<(), Error> {
+        let hex: String = element.bytes().map(|b| format!("{b:02x}")).collect();
+        self.delimiter(&format!("{GROUP_MARK}r{hex}"))
+    }
+
+    fn delimiter(&self, text: &str) -> Result<(), Error> {
+        let font = FontDesc::new(FontFamily::Name(style::FONT_FAMILY), 1.0, FontStyle::Normal);
+        self.area
+            .draw(&Text::new(text.to_string(), (0, 0), TextStyle::from(font)))
+            .map_err(draw_err)
     }
 
     /// Draws `text` with its anchor at `(x, y)`, vertically centred on `y`.
@@ -154,12 +184,13 @@ impl<'a> Canvas<'a> {
             .map_err(draw_err)
     }
 
-    /// Draws a polyline clipped to `clip`.
+    /// Draws a polyline clipped to `clip`: its visible pieces in one element.
     pub fn polyline(&self, points: &[(f64, f64)], stroke: Stroke, clip: Rect) -> Result<(), Error> {
-        for piece in clip_polyline(points, clip) {
-            self.raw_polyline(&piece, stroke)?;
-        }
-        Ok(())
+        let pieces: Vec<Vec<(i32, i32)>> = clip_polyline(points, clip)
+            .iter()
+            .map(|piece| simplify(&dedup(piece.iter().map(|&(x, y)| (px(x), px(y))))))
+            .collect();
+        self.stroked(&pieces, false, stroke)
     }
 
     /// Draws a polyline without clipping.
@@ -167,20 +198,62 @@ impl<'a> Canvas<'a> {
         if points.len() < 2 {
             return Ok(());
         }
-        let style = ShapeStyle::from(stroke.colour.rgb().mix(stroke.opacity))
-            .stroke_width(stroke.width.round().max(1.0) as u32);
-        let coords: Vec<(i32, i32)> = dedup(points.iter().map(|&(x, y)| (px(x), px(y))));
-        if stroke.dashed {
-            let dash = (3.0 * stroke.width).max(6.0).round() as i32;
-            let gap = (2.0 * stroke.width).max(4.0).round() as i32;
-            self.area
-                .draw(&DashedPathElement::new(coords, dash, gap, style))
-                .map_err(draw_err)
-        } else {
-            self.area
-                .draw(&PathElement::new(coords, style))
-                .map_err(draw_err)
+        let coords = simplify(&dedup(points.iter().map(|&(x, y)| (px(x), px(y)))));
+        self.stroked(&[coords], false, stroke)
+    }
+
+    /// Draws line segments, all in one element (a panel's grid lines or ticks).
+    pub fn segments(&self, segments: &[Segment], stroke: Stroke) -> Result<(), Error> {
+        let pieces: Vec<Vec<(i32, i32)>> = segments
+            .iter()
+            .map(|&(a, b)| vec![(px(a.0), px(a.1)), (px(b.0), px(b.1))])
+            .collect();
+        self.stroked(&pieces, false, stroke)
+    }
+
+    /// Strokes `pieces` (closed when `closed`) as one path.
+    fn stroked(
+        &self,
+        pieces: &[Vec<(i32, i32)>],
+        closed: bool,
+        stroke: Stroke,
+    ) -> Result<(), Error> {
+        let data = path_data(pieces, closed);
+        if data.is_empty() {
+            return Ok(());
         }
+        let dash = match stroke.dash {
+            Dash::Solid => String::new(),
+            Dash::Dashed => format!(
+                r#" stroke-dasharray="{} {}""#,
+                (3.0 * stroke.width).max(style::units(2.0)).round(),
+                (2.0 * stroke.width).max(style::units(1.2)).round()
+            ),
+            Dash::Dotted => format!(
+                r#" stroke-dasharray="{} {}""#,
+                stroke.width.max(style::units(0.5)).round(),
+                (1.5 * stroke.width).max(style::units(1.0)).round()
+            ),
+        };
+        self.raw_element(&format!(
+            r#"<path fill="none" stroke="{}"{} stroke-width="{}"{dash} d="{data}"/>"#,
+            stroke.colour.to_css(),
+            opacity_attribute("stroke-opacity", stroke.opacity),
+            stroke.width.round().max(1.0),
+        ))
+    }
+
+    /// Fills `pieces` (each closed) as one path.
+    fn filled(&self, pieces: &[Vec<(i32, i32)>], fill: Colour, opacity: f64) -> Result<(), Error> {
+        let data = path_data(pieces, true);
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.raw_element(&format!(
+            r#"<path fill="{}"{} d="{data}"/>"#,
+            fill.to_css(),
+            opacity_attribute("fill-opacity", opacity)
+        ))
     }
 
     /// Fills a polygon clipped to `clip`.
@@ -195,11 +268,8 @@ impl<'a> Canvas<'a> {
         if clipped.len() < 3 {
             return Ok(());
         }
-        let coords: Vec<(i32, i32)> = dedup(clipped.iter().map(|&(x, y)| (px(x), px(y))));
-        let style = ShapeStyle::from(fill.rgb().mix(opacity)).filled();
-        self.area
-            .draw(&Polygon::new(coords, style))
-            .map_err(draw_err)
+        let coords = simplify(&dedup(clipped.iter().map(|&(x, y)| (px(x), px(y)))));
+        self.filled(&[coords], fill, opacity)
     }
 
     /// Fills (and optionally outlines) a rectangle.
@@ -235,36 +305,257 @@ impl<'a> Canvas<'a> {
         opacity: f64,
         clip: Rect,
     ) -> Result<(), Error> {
-        if !clip.contains(centre) {
-            return Ok(());
-        }
-        let style = ShapeStyle::from(colour.rgb().mix(opacity)).filled();
-        self.area
-            .draw(&Circle::new(
-                (px(centre.0), px(centre.1)),
-                radius.round().max(1.0) as u32,
-                style,
-            ))
-            .map_err(draw_err)
+        self.markers(&[centre], radius, Marker::DISC, colour, opacity, clip)
     }
 
-    /// Draws an "x" marker (skipped when its centre lies outside `clip`).
-    pub fn cross(
+    /// Draws `marker` centred on `centre`, `radius` units from centre to edge (skipped when
+    /// its centre lies outside `clip`).
+    pub fn marker(
         &self,
-        (x, y): (f64, f64),
+        centre: (f64, f64),
         radius: f64,
+        marker: Marker,
         colour: Colour,
         opacity: f64,
         clip: Rect,
     ) -> Result<(), Error> {
-        if !clip.contains((x, y)) {
+        self.markers(&[centre], radius, marker, colour, opacity, clip)
+    }
+
+    /// Draws `marker` at each of `centres` inside `clip`, all in one element; hollow
+    /// markers and the line shapes (plus, cross) are stroked a fifth of the radius wide.
+    pub fn markers(
+        &self,
+        centres: &[(f64, f64)],
+        radius: f64,
+        marker: Marker,
+        colour: Colour,
+        opacity: f64,
+        clip: Rect,
+    ) -> Result<(), Error> {
+        let centres: Vec<(f64, f64)> = centres
+            .iter()
+            .copied()
+            .filter(|&(x, y)| x.is_finite() && y.is_finite() && clip.contains((x, y)))
+            .collect();
+        if centres.is_empty() {
             return Ok(());
         }
         let stroke = Stroke::solid(colour, (radius / 2.5).max(2.0)).opacity(opacity);
-        let r = radius * 0.8;
-        self.raw_polyline(&[(x - r, y - r), (x + r, y + r)], stroke)?;
-        self.raw_polyline(&[(x - r, y + r), (x + r, y - r)], stroke)
+        if marker.shape == MarkerShape::Circle {
+            // Two arcs a disc, every disc in one path.
+            let r = radius.max(1.0);
+            let data: String = centres
+                .iter()
+                .map(|&(x, y)| {
+                    format!(
+                        "M{} {}a{r} {r} 0 1 0 {d} 0a{r} {r} 0 1 0 -{d} 0",
+                        round1(x - r),
+                        round1(y),
+                        r = round1(r),
+                        d = round1(2.0 * r)
+                    )
+                })
+                .collect();
+            let paint = if marker.filled {
+                format!(
+                    r#"fill="{}"{}"#,
+                    colour.to_css(),
+                    opacity_attribute("fill-opacity", opacity)
+                )
+            } else {
+                format!(
+                    r#"fill="none" stroke="{}"{} stroke-width="{}""#,
+                    colour.to_css(),
+                    opacity_attribute("stroke-opacity", opacity),
+                    stroke.width.round()
+                )
+            };
+            return self.raw_element(&format!(r#"<path {paint} d="{data}"/>"#));
+        }
+        let around = |(x, y): (f64, f64), corners: usize, start: f64, r: f64| -> Vec<(i32, i32)> {
+            (0..corners)
+                .map(|i| {
+                    let a = start + 2.0 * std::f64::consts::PI * i as f64 / corners as f64;
+                    (px(x + r * a.cos()), px(y - r * a.sin()))
+                })
+                .collect()
+        };
+        use std::f64::consts::{FRAC_PI_2, PI};
+        let shape = |c: (f64, f64)| -> Vec<Vec<(i32, i32)>> {
+            let (x, y) = c;
+            match marker.shape {
+                MarkerShape::Circle => Vec::new(),
+                MarkerShape::Square => vec![around(c, 4, FRAC_PI_2 / 2.0, radius * 1.15)],
+                MarkerShape::Diamond => vec![around(c, 4, FRAC_PI_2, radius * 1.25)],
+                MarkerShape::TriangleUp => vec![around(c, 3, FRAC_PI_2, radius * 1.3)],
+                MarkerShape::TriangleDown => vec![around(c, 3, -FRAC_PI_2, radius * 1.3)],
+                MarkerShape::Star => {
+                    let outer = around(c, 5, FRAC_PI_2, radius * 1.4);
+                    let inner = around(c, 5, FRAC_PI_2 + PI / 5.0, radius * 0.6);
+                    vec![outer
+                        .into_iter()
+                        .zip(inner)
+                        .flat_map(|(a, b)| [a, b])
+                        .collect()]
+                }
+                MarkerShape::Plus => {
+                    let r = radius * 1.2;
+                    vec![
+                        vec![(px(x - r), px(y)), (px(x + r), px(y))],
+                        vec![(px(x), px(y - r)), (px(x), px(y + r))],
+                    ]
+                }
+                MarkerShape::Cross => {
+                    let r = radius * 0.8;
+                    vec![
+                        vec![(px(x - r), px(y - r)), (px(x + r), px(y + r))],
+                        vec![(px(x - r), px(y + r)), (px(x + r), px(y - r))],
+                    ]
+                }
+            }
+        };
+        let pieces: Vec<Vec<(i32, i32)>> = centres.iter().flat_map(|&c| shape(c)).collect();
+        let lines = matches!(marker.shape, MarkerShape::Plus | MarkerShape::Cross);
+        if lines || !marker.filled {
+            self.stroked(&pieces, !lines, stroke)
+        } else {
+            self.filled(&pieces, colour, opacity)
+        }
     }
+}
+
+/// `name="opacity"`, or nothing for an opaque paint.
+fn opacity_attribute(name: &str, opacity: f64) -> String {
+    if opacity >= 1.0 {
+        String::new()
+    } else {
+        format!(r#" {name}="{}""#, round2(opacity))
+    }
+}
+
+fn round1(v: f64) -> f64 {
+    (v * 10.0).round() / 10.0
+}
+
+fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+/// SVG path data for `pieces`: each an absolute move, then relative lines (short numbers),
+/// closed when `closed`.
+fn path_data(pieces: &[Vec<(i32, i32)>], closed: bool) -> String {
+    let mut d = String::new();
+    for piece in pieces.iter().filter(|p| p.len() >= 2) {
+        let (mut x, mut y) = piece[0];
+        d.push_str(&format!("M{x} {y}l"));
+        for (i, &(nx, ny)) in piece[1..].iter().enumerate() {
+            if i > 0 {
+                d.push(' ');
+            }
+            d.push_str(&format!("{} {}", nx - x, ny - y));
+            (x, y) = (nx, ny);
+        }
+        if closed {
+            d.push('z');
+        }
+    }
+    d
+}
+
+/// Marks the start of the delimiters [`Canvas::begin_agent`] draws (a private-use character,
+/// which no label holds).
+const GROUP_MARK: char = '\u{e000}';
+
+/// The SVG a canvas wrote, ready for files and pages: paint opacity (see [`paint_opacity`]),
+/// agents' delimiters turned into `<g data-agent>` groups, and the root sized in printed
+/// points with a `viewBox` over the canvas, so that every consumer (LaTeX through the PDF,
+/// the browser) shows it at [`style::UNITS_PER_POINT`] units a point.
+pub(crate) fn finished_svg(svg: &str) -> String {
+    print_size(&shared_font(&agent_groups(&paint_opacity(svg))))
+}
+
+/// The font family said once, on the root (which every text inherits), not on each text.
+fn shared_font(svg: &str) -> String {
+    let attribute = format!(" font-family=\"{}\"", style::FONT_FAMILY);
+    let Some(end) = svg.find('>') else {
+        return svg.to_string();
+    };
+    let body = svg[end..].replace(&attribute, "");
+    format!("{}{attribute}{body}", &svg[..end])
+}
+
+/// `<svg width="W" height="H"` as plotters writes it, rewritten to
+/// `<svg width="W/k" height="H/k" viewBox="0 0 W H"`.
+fn print_size(svg: &str) -> String {
+    let Some(end) = svg.find('>') else {
+        return svg.to_string();
+    };
+    let head = &svg[..end];
+    let attribute = |name: &str| -> Option<f64> {
+        let pattern = format!(" {name}=\"");
+        let at = head.find(&pattern)? + pattern.len();
+        head[at..at + head[at..].find('"')?].parse().ok()
+    };
+    let (Some(w), Some(h)) = (attribute("width"), attribute("height")) else {
+        return svg.to_string();
+    };
+    let k = style::UNITS_PER_POINT;
+    // plotters writes a viewBox of its own; one is added where it does not.
+    let view_box = if head.contains("viewBox=") {
+        String::new()
+    } else {
+        format!(" viewBox=\"0 0 {w} {h}\"")
+    };
+    let head = head
+        .replacen(
+            &format!(" width=\"{w}\""),
+            &format!(" width=\"{}\"", w / k),
+            1,
+        )
+        .replacen(
+            &format!(" height=\"{h}\""),
+            &format!(" height=\"{}\"{view_box}", h / k),
+            1,
+        );
+    format!("{head}{}", &svg[end..])
+}
+
+/// Replaces the delimiter texts of [`Canvas::begin_agent`] and [`Canvas::end_agent`] with
+/// the opening and closing tags of a group, and those of [`Canvas::raw_element`] with their
+/// element.
+fn agent_groups(svg: &str) -> String {
+    let mut out = String::with_capacity(svg.len());
+    let mut rest = svg;
+    while let Some(mark) = rest.find(GROUP_MARK) {
+        let Some(open) = rest[..mark].rfind("<text") else {
+            break;
+        };
+        let Some(close) = rest[mark..].find("</text>") else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        let content = &rest[mark + GROUP_MARK.len_utf8()..mark + close];
+        let decoded = |hex: &str| {
+            let bytes: Vec<u8> = (0..hex.len() / 2)
+                .filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
+                .collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        };
+        if let Some(hex) = content.strip_prefix('g') {
+            out.push_str(&format!(
+                "<g data-agent=\"{}\">",
+                crate::html::escape(&decoded(hex))
+            ));
+        } else if let Some(hex) = content.strip_prefix('r') {
+            out.push_str(&decoded(hex));
+        } else {
+            out.push_str("</g>");
+        }
+        rest = &rest[mark + close + "</text>".len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Rewrites plotters' element `opacity` into `fill-opacity` and `stroke-opacity`.
@@ -306,6 +597,47 @@ fn dedup(points: impl Iterator<Item = (i32, i32)>) -> Vec<(i32, i32)> {
         out.push(out[0]);
     }
     out
+}
+
+/// `points` with the vertices dropped that lie within two units (half a printed point, a
+/// sixth of a millimetre) of the line their neighbours kept draw (Ramer, Douglas and
+/// Peucker): the same line to a reader, with a fraction of the vertices of a long learning
+/// curve.
+fn simplify(points: &[(i32, i32)]) -> Vec<(i32, i32)> {
+    if points.len() < 3 {
+        return points.to_vec();
+    }
+    let mut keep = vec![false; points.len()];
+    keep[0] = true;
+    keep[points.len() - 1] = true;
+    let mut stack = vec![(0, points.len() - 1)];
+    while let Some((a, b)) = stack.pop() {
+        let (ax, ay) = (f64::from(points[a].0), f64::from(points[a].1));
+        let (bx, by) = (f64::from(points[b].0), f64::from(points[b].1));
+        let (dx, dy) = (bx - ax, by - ay);
+        let length = dx.hypot(dy);
+        let mut farthest = (0.0, a);
+        for (i, &(x, y)) in points.iter().enumerate().take(b).skip(a + 1) {
+            let (x, y) = (f64::from(x), f64::from(y));
+            let distance = if length == 0.0 {
+                (x - ax).hypot(y - ay)
+            } else {
+                (dy * (x - ax) - dx * (y - ay)).abs() / length
+            };
+            if distance > farthest.0 {
+                farthest = (distance, i);
+            }
+        }
+        if farthest.0 > 2.0 {
+            keep[farthest.1] = true;
+            stack.push((a, farthest.1));
+            stack.push((farthest.1, b));
+        }
+    }
+    (points.iter().zip(keep))
+        .filter(|(_, k)| *k)
+        .map(|(p, _)| *p)
+        .collect()
 }
 
 /// Clips a polyline to `clip` (Liang-Barsky per segment), returning the visible pieces.
@@ -463,6 +795,66 @@ mod tests {
             paint_opacity(svg),
             r#"<polyline fill-opacity="0.5" stroke-opacity="0.5" stroke="red"/><rect fill="blue"/>"#
         );
+    }
+
+    #[test]
+    fn agent_delimiters_become_groups_and_the_root_is_sized_in_points() {
+        let mut out = String::new();
+        {
+            let canvas = Canvas::new(&mut out, (400, 200)).unwrap();
+            canvas.begin_agent("dqn <1>").unwrap();
+            canvas.rect(BOX, Some((style::BLACK, 1.0)), None).unwrap();
+            canvas.end_agent().unwrap();
+            canvas.finish().unwrap();
+        }
+        let svg = finished_svg(&out);
+        assert!(
+            svg.starts_with(r#"<svg width="100" height="50""#)
+                && svg.contains(r#"viewBox="0 0 400 200""#),
+            "{svg}"
+        );
+        let group = svg.find(r#"<g data-agent="dqn &lt;1&gt;">"#).unwrap();
+        let end = svg.find("</g>").unwrap();
+        assert!(svg[group..end].contains("<rect"), "{svg}");
+        assert!(!svg.contains(GROUP_MARK));
+        crate::convert::Converter::new().to_pdf(&svg).unwrap();
+    }
+
+    #[test]
+    fn simplified_lines_keep_their_shape_within_a_unit() {
+        let line: Vec<(i32, i32)> = (0..100).map(|x| (x, x / 20)).collect();
+        let kept = simplify(&line);
+        assert!(kept.len() < 10, "{kept:?}");
+        // Within the tolerance of the kept line everywhere.
+        for &(x, y) in &line {
+            let at = kept
+                .windows(2)
+                .find(|w| w[0].0 <= x && x <= w[1].0)
+                .unwrap();
+            let t = f64::from(x - at[0].0) / f64::from((at[1].0 - at[0].0).max(1));
+            let on = f64::from(at[0].1) + t * f64::from(at[1].1 - at[0].1);
+            assert!((on - f64::from(y)).abs() <= 2.0, "{x}: {y} vs {on}");
+        }
+        assert_eq!((kept[0], kept[kept.len() - 1]), (line[0], line[99]));
+        let corner = [(0, 0), (10, 0), (10, 10)];
+        assert_eq!(simplify(&corner), corner);
+    }
+
+    #[test]
+    fn dashed_lines_are_one_element_with_a_dash_pattern() {
+        let mut out = String::new();
+        {
+            let canvas = Canvas::new(&mut out, (400, 200)).unwrap();
+            let stroke = Stroke::solid(style::BLACK, 4.0).dash(Dash::Dashed);
+            canvas
+                .raw_polyline(&[(0.0, 10.0), (300.0, 10.0)], stroke)
+                .unwrap();
+            canvas.finish().unwrap();
+        }
+        let svg = finished_svg(&out);
+        assert_eq!(svg.matches("<path").count(), 1, "{svg}");
+        assert!(svg.contains(r#"stroke-dasharray="12 8""#), "{svg}");
+        crate::convert::Converter::new().to_pdf(&svg).unwrap();
     }
 
     #[test]

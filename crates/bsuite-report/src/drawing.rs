@@ -5,7 +5,7 @@
 //! variable) facetted by agent. Describing them as data keeps the experiment modules free of
 //! drawing code and lets tests inspect what a figure will show.
 
-use crate::style::Colour;
+use crate::style::{Colour, Dash, MarkerShape};
 
 /// How an axis maps data to position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -75,12 +75,12 @@ impl DrawingAxis {
 pub struct Stroke {
     /// Colour.
     pub colour: Colour,
-    /// Width in pixels.
+    /// Width in canvas units.
     pub width: f64,
     /// Opacity in [0, 1].
     pub opacity: f64,
-    /// Dashed instead of solid.
-    pub dashed: bool,
+    /// Solid, dashed or dotted.
+    pub dash: Dash,
 }
 
 impl Stroke {
@@ -90,7 +90,7 @@ impl Stroke {
             colour,
             width,
             opacity: 1.0,
-            dashed: false,
+            dash: Dash::Solid,
         }
     }
 
@@ -98,10 +98,16 @@ impl Stroke {
     pub fn reference(colour: Colour) -> Self {
         Self {
             colour,
-            width: 2.0,
+            width: crate::style::units(0.6),
             opacity: 0.5,
-            dashed: true,
+            dash: Dash::Dashed,
         }
+    }
+
+    /// Sets the dash.
+    pub fn dash(mut self, dash: Dash) -> Self {
+        self.dash = dash;
+        self
     }
 
     /// Sets the opacity.
@@ -111,14 +117,32 @@ impl Stroke {
     }
 }
 
-/// Shape of a point marker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Marker {
-    /// A filled disc.
-    #[default]
-    Disc,
-    /// An "x" cross (the reference marks unfinished runs with it).
-    Cross,
+/// A point marker: its shape and whether it is filled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Marker {
+    /// The shape.
+    pub shape: MarkerShape,
+    /// Filled, or drawn as an outline.
+    pub filled: bool,
+}
+
+impl Marker {
+    /// A filled disc, the reference's point.
+    pub const DISC: Marker = Marker {
+        shape: MarkerShape::Circle,
+        filled: true,
+    };
+    /// An "x" (the reference marks unfinished runs with it).
+    pub const CROSS: Marker = Marker {
+        shape: MarkerShape::Cross,
+        filled: true,
+    };
+}
+
+impl Default for Marker {
+    fn default() -> Self {
+        Marker::DISC
+    }
 }
 
 /// One bar; `centre` is in x data units (the category index on a categorical axis).
@@ -146,6 +170,17 @@ pub enum Layer {
         /// How it is stroked.
         stroke: Stroke,
     },
+    /// Text at a data position (a heatmap's cell value, a count over a point).
+    Label {
+        /// Where, in data units: the text's centre.
+        at: (f64, f64),
+        /// The text.
+        text: String,
+        /// Size in canvas units.
+        size: f64,
+        /// Colour.
+        colour: Colour,
+    },
     /// A filled band between `low` and `high` (a confidence ribbon).
     Ribbon {
         /// `(x, low, high)` in x order.
@@ -161,7 +196,7 @@ pub enum Layer {
         points: Vec<(f64, f64)>,
         /// Colour.
         colour: Colour,
-        /// Radius in pixels.
+        /// Radius in canvas units.
         radius: f64,
         /// Opacity.
         opacity: f64,
@@ -184,6 +219,9 @@ pub enum Layer {
 pub struct Facet {
     /// Strip title (e.g. `agent: dqn`); `None` draws no strip.
     pub title: Option<String>,
+    /// The agent the facet shows, if it shows one: the HTML page hides the facet with the
+    /// agent.
+    pub agent: Option<String>,
     /// Layers, drawn in order.
     pub layers: Vec<Layer>,
 }
@@ -193,13 +231,15 @@ pub struct Facet {
 pub enum Key {
     /// A short line.
     Line(Stroke),
+    /// A short line with a marker on it (an agent's style).
+    LineMarker(Stroke, Marker),
     /// A filled square.
     Fill(Colour),
     /// A marker.
     Point(Colour, Marker),
 }
 
-/// A legend, drawn to the right of the facets.
+/// A legend, drawn to the right of the facets (in as many columns as its height needs).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Legend {
     /// Title above the entries.
@@ -213,7 +253,7 @@ pub struct Legend {
 pub struct Drawing {
     /// Title above the facets.
     pub title: Option<String>,
-    /// Size in pixels (SVG user units; the PDF page gets the same size in points).
+    /// Size in canvas units ([`crate::style::UNITS_PER_POINT`] a printed point).
     pub size: (u32, u32),
     /// Horizontal axis.
     pub x: DrawingAxis,
@@ -232,7 +272,7 @@ impl Drawing {
     pub fn new(x: DrawingAxis, y: DrawingAxis) -> Self {
         Self {
             title: None,
-            size: (900, 600),
+            size: (1584, 1000),
             x,
             y,
             facets: Vec::new(),

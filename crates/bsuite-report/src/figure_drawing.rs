@@ -1,28 +1,40 @@
 //! Turns the analysis crate's plot data into drawable [`Drawing`]s.
 //!
 //! The analysis crate states what the reference notebook shows (series, marks, reference
-//! lines, ggplot sizes in its units); this module maps those onto pixels: one facet per
-//! agent, ggplot line sizes and point sizes to pixel widths and radii, legends from the series
-//! labels.
+//! lines, ggplot sizes in its units); this module maps those onto the printed page: one facet
+//! per agent, wrapped to the text width in a grid that shares both axes and one legend,
+//! ggplot line and point sizes as printed widths and radii, legends from the series labels.
 
 use bsuite_analysis::plot::{self, AxisScale, Mark, Shape};
 
 use crate::drawing::{
     BarMark, Drawing, DrawingAxis, Facet, Key, Layer, Legend, Marker, Scale, Stroke,
 };
-use crate::style::Colour;
+use crate::style::{units, Colour, Dash, MAX_FIGURE_HEIGHT_POINTS, TEXT_WIDTH_POINTS};
 
-/// Pixels per inch of the reference's figure sizes.
-const PIXELS_PER_INCH: f64 = 105.0;
-
-/// A ggplot line `size` as a stroke width in pixels.
+/// A ggplot line `size` as a printed stroke width, in canvas units.
 fn line_width(size: f64) -> f64 {
-    (size * 1.6).clamp(1.0, 7.0)
+    units((size * 0.5).clamp(0.4, 1.5))
 }
 
-/// A ggplot point `size` as a marker radius in pixels.
+/// A ggplot point `size` as a printed marker radius, in canvas units.
 fn point_radius(size: f64) -> f64 {
-    (size * 1.3).clamp(2.0, 9.0)
+    units((size * 0.4).clamp(0.8, 2.2))
+}
+
+fn marker(shape: Shape) -> Marker {
+    match shape {
+        Shape::Circle => Marker::DISC,
+        Shape::Cross => Marker::CROSS,
+    }
+}
+
+fn dash(dashed: bool) -> Dash {
+    if dashed {
+        Dash::Dashed
+    } else {
+        Dash::Solid
+    }
 }
 
 fn axis(source: &plot::Axis) -> DrawingAxis {
@@ -75,7 +87,7 @@ fn layers(series: &plot::Series, categorical_x: bool) -> Vec<Layer> {
                     colour,
                     width: line_width(width),
                     opacity: alpha,
-                    dashed,
+                    dash: dash(dashed),
                 },
             });
             out
@@ -98,10 +110,7 @@ fn layers(series: &plot::Series, categorical_x: bool) -> Vec<Layer> {
                 colour,
                 radius: point_radius(size),
                 opacity: alpha,
-                marker: match shape {
-                    Shape::Circle => Marker::Disc,
-                    Shape::Cross => Marker::Cross,
-                },
+                marker: marker(shape),
             });
             out
         }
@@ -124,6 +133,17 @@ fn layers(series: &plot::Series, categorical_x: bool) -> Vec<Layer> {
             out
         }
     }
+}
+
+/// Columns and rows of `n` facets on a page: one to three a row, four past nine.
+pub(crate) fn facet_grid(n: usize) -> (usize, usize) {
+    let columns = match n {
+        0 | 1 => 1,
+        2 | 4 => 2,
+        3 | 5..=9 => 3,
+        _ => 4,
+    };
+    (columns, n.max(1).div_ceil(columns))
 }
 
 /// Opacity of the band of a line merged over seeds, times the line's.
@@ -154,7 +174,7 @@ pub(crate) fn whisker_layers(
     opacity: f64,
     cap: f64,
 ) -> Vec<Layer> {
-    let stroke = Stroke::solid(colour, 1.5).opacity(opacity);
+    let stroke = Stroke::solid(colour, units(0.5)).opacity(opacity);
     let mut out = Vec::new();
     for (x, lo, hi) in bands {
         out.push(Layer::Line {
@@ -191,22 +211,17 @@ fn key(mark: Mark, colour: Colour) -> Key {
             colour,
             width: line_width(width),
             opacity: 1.0,
-            dashed,
+            dash: dash(dashed),
         }),
         Mark::Smooth { width, .. } => Key::Line(Stroke::solid(colour, line_width(width))),
-        Mark::Points { shape, .. } => Key::Point(
-            colour,
-            match shape {
-                Shape::Circle => Marker::Disc,
-                Shape::Cross => Marker::Cross,
-            },
-        ),
+        Mark::Points { shape, .. } => Key::Point(colour, marker(shape)),
         Mark::Bars { .. } => Key::Fill(colour),
     }
 }
 
-/// The drawable figure of one standard plot: one facet per agent, sized from the reference's
-/// inches, with a legend of the labelled series when the plot has one.
+/// The drawable figure of one standard plot: one facet per agent, wrapped to the text width
+/// (one to four columns) and sized for print, with a legend of the labelled series when the
+/// plot has one.
 pub fn drawing(source: &plot::Figure) -> Drawing {
     let categorical_x = source.x.categories.is_some();
     let facets: Vec<Facet> = source
@@ -224,11 +239,12 @@ pub fn drawing(source: &plot::Figure) -> Drawing {
                     colour: Colour::parse(h.colour),
                     width: line_width(h.width),
                     opacity: h.alpha,
-                    dashed: h.dashed,
+                    dash: dash(h.dashed),
                 },
             }));
             Facet {
                 title: Some(format!("agent: {}", panel.agent)),
+                agent: Some(panel.agent.clone()),
                 layers,
             }
         })
@@ -246,6 +262,11 @@ pub fn drawing(source: &plot::Figure) -> Drawing {
                 key(series.mark, Colour::parse(series.colour)),
             ));
         }
+        // The mean over seeds, where pooled points have one, ends the legend.
+        let mean = entries
+            .iter()
+            .position(|(l, _)| l == crate::seeds::MEAN_LABEL)
+            .map(|at| entries.remove(at));
         // Panels list only their own groups; merged, numeric groups go back in order.
         if entries.iter().all(|(l, _)| l.parse::<f64>().is_ok()) {
             entries.sort_by(|a, b| {
@@ -253,6 +274,7 @@ pub fn drawing(source: &plot::Figure) -> Drawing {
                 key(&a.0).total_cmp(&key(&b.0))
             });
         }
+        entries.extend(mean);
         if !entries.is_empty() {
             legends.push(Legend {
                 title: title.clone(),
@@ -262,19 +284,22 @@ pub fn drawing(source: &plot::Figure) -> Drawing {
     }
 
     let n = facets.len().max(1);
-    let columns = match n {
-        1..=3 => n,
-        4 => 2,
-        _ => 3,
-    };
-    let (w, h) = source.size;
-    let width = (w * PIXELS_PER_INCH).clamp(640.0, 1600.0);
-    let height = (h * PIXELS_PER_INCH).clamp(420.0, 1800.0);
+    let (columns, rows) = facet_grid(n);
     let mut x = axis(&source.x);
     x.vertical_labels = categorical_x && x.categories.iter().map(|c| c.len()).sum::<usize>() > 40;
+    let width = if columns == 1 {
+        250.0
+    } else {
+        TEXT_WIDTH_POINTS
+    };
+    // A panel a row, and the axes' titles and ticks once; rows shrink to keep a tall grid
+    // within a page.
+    let vertical_labels = if x.vertical_labels { 40.0 } else { 0.0 };
+    let row = if columns == 1 { 130.0 } else { 88.0 };
+    let height = (row * rows as f64 + 34.0 + vertical_labels).min(MAX_FIGURE_HEIGHT_POINTS);
     Drawing {
-        title: Some(source.title.clone()),
-        size: (width.round() as u32, height.round() as u32),
+        title: None,
+        size: (units(width).round() as u32, units(height).round() as u32),
         x,
         y: axis(&source.y),
         facets,

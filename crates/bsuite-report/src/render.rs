@@ -1,21 +1,23 @@
 //! Draws a [`Drawing`] as SVG: facets in a grid with shared axes, strips, legends and clipping.
 
-use crate::canvas::{paint_opacity, text_height, text_width, Align, Canvas, Rect};
-use crate::drawing::{Drawing, DrawingAxis, Facet, Key, Layer, Legend, Marker, Scale, Stroke};
-use crate::style::{BLACK, DARK_GREY, GRID_GREY, STRIP_GREY, WHITE};
+use crate::canvas::{finished_svg, text_height, text_width, Align, Canvas, Rect};
+use crate::drawing::{Drawing, DrawingAxis, Facet, Key, Layer, Legend, Scale, Stroke};
+use crate::style::{units, BLACK, DARK_GREY, GRID_GREY, MIN_TEXT_POINTS, STRIP_GREY, WHITE};
 use crate::Error;
 
-/// Font sizes in pixels per em.
-pub(crate) const TITLE_SIZE: f64 = 22.0;
-pub(crate) const AXIS_TITLE_SIZE: f64 = 19.0;
-pub(crate) const TICK_SIZE: f64 = 16.0;
-pub(crate) const STRIP_SIZE: f64 = 16.0;
-pub(crate) const LEGEND_SIZE: f64 = 16.0;
+/// Font sizes in canvas units per em (6.5 to 8 points as printed).
+pub(crate) const TITLE_SIZE: f64 = 8.0 * crate::style::UNITS_PER_POINT;
+pub(crate) const AXIS_TITLE_SIZE: f64 = 7.5 * crate::style::UNITS_PER_POINT;
+pub(crate) const TICK_SIZE: f64 = 6.5 * crate::style::UNITS_PER_POINT;
+pub(crate) const STRIP_SIZE: f64 = 7.0 * crate::style::UNITS_PER_POINT;
+pub(crate) const LEGEND_SIZE: f64 = 6.5 * crate::style::UNITS_PER_POINT;
 
-const MARGIN: f64 = 14.0;
-const GAP: f64 = 12.0;
-const TICK_LENGTH: f64 = 5.0;
-const KEY_WIDTH: f64 = 28.0;
+const MARGIN: f64 = 3.0 * crate::style::UNITS_PER_POINT;
+const GAP: f64 = 4.0 * crate::style::UNITS_PER_POINT;
+const TICK_LENGTH: f64 = 2.0 * crate::style::UNITS_PER_POINT;
+const KEY_WIDTH: f64 = 12.0 * crate::style::UNITS_PER_POINT;
+/// Radius of a marker in a legend key.
+const KEY_MARKER: f64 = 2.2 * crate::style::UNITS_PER_POINT;
 
 /// Renders `figure` to an SVG document.
 pub fn render_svg(figure: &Drawing) -> Result<String, Error> {
@@ -25,7 +27,7 @@ pub fn render_svg(figure: &Drawing) -> Result<String, Error> {
         draw_figure(&canvas, figure)?;
         canvas.finish()?;
     }
-    Ok(paint_opacity(&out))
+    Ok(finished_svg(&out))
 }
 
 /// Maps data values on one axis to pixels.
@@ -216,7 +218,7 @@ impl Title {
         if self.lines.is_empty() {
             0.0
         } else {
-            text_height(self.size) * self.lines.len() as f64 + 6.0
+            text_height(self.size) * self.lines.len() as f64 + units(1.5)
         }
     }
 }
@@ -234,8 +236,9 @@ fn fit_title(text: &str, room: f64) -> Title {
             size: AXIS_TITLE_SIZE,
         };
     }
-    let mut lines = vec![text.to_string()];
-    if widest(&lines, AXIS_TITLE_SIZE) > room {
+    // A title may break its own lines; otherwise it breaks once if it is too long.
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    if lines.len() == 1 && widest(&lines, AXIS_TITLE_SIZE) > room {
         // Break at the space that best balances the two lines.
         let words: Vec<&str> = text.split(' ').collect();
         if let Some(split) = (1..words.len()).min_by(|&a, &b| {
@@ -250,7 +253,7 @@ fn fit_title(text: &str, room: f64) -> Title {
     }
     let width = widest(&lines, AXIS_TITLE_SIZE);
     let size = if width > room && room > 0.0 {
-        (AXIS_TITLE_SIZE * room / width).max(10.0)
+        (AXIS_TITLE_SIZE * room / width).max(units(MIN_TEXT_POINTS))
     } else {
         AXIS_TITLE_SIZE
     };
@@ -281,47 +284,80 @@ fn layer_extent(layer: &Layer, xs: &mut Vec<f64>, ys: &mut Vec<f64>) {
             }
         }
         Layer::HLine { y, .. } => ys.push(*y),
+        Layer::Label { at, .. } => {
+            xs.push(at.0);
+            ys.push(at.1);
+        }
     }
 }
 
-fn legend_size(legend: &Legend) -> (f64, f64) {
+/// An entry's height: its lines and a little space.
+fn entry_height(label: &str) -> f64 {
+    legend_row_height() * label.lines().count().max(1) as f64 + units(1.0)
+}
+
+/// How a legend is laid out in at most `room` units of height: its columns (entries top to
+/// bottom, then the next column), and its size.
+fn legend_layout(legend: &Legend, room: f64) -> (Vec<Vec<usize>>, (f64, f64)) {
     let row = legend_row_height();
-    let title_w = text_width(&legend.title, LEGEND_SIZE);
-    let entries_w = legend
-        .entries
-        .iter()
-        .flat_map(|(label, _)| label.lines())
-        .map(|line| text_width(line, LEGEND_SIZE))
-        .fold(0.0, f64::max);
-    let lines: usize = legend
-        .entries
-        .iter()
-        .map(|(label, _)| label.lines().count().max(1))
-        .sum();
     let title_h = if legend.title.is_empty() { 0.0 } else { row };
-    (
-        title_w.max(KEY_WIDTH + 8.0 + entries_w),
-        title_h + row * lines as f64 + 4.0 * legend.entries.len() as f64,
-    )
+    let room = (room - title_h).max(row);
+    let mut columns: Vec<Vec<usize>> = vec![Vec::new()];
+    let mut used = 0.0;
+    for (i, (label, _)) in legend.entries.iter().enumerate() {
+        let h = entry_height(label);
+        if used + h > room && !columns.last().is_some_and(Vec::is_empty) {
+            columns.push(Vec::new());
+            used = 0.0;
+        }
+        used += h;
+        if let Some(column) = columns.last_mut() {
+            column.push(i);
+        }
+    }
+    let column_width = |column: &[usize]| {
+        KEY_WIDTH
+            + units(2.0)
+            + column
+                .iter()
+                .flat_map(|&i| legend.entries[i].0.lines())
+                .map(|line| text_width(line, LEGEND_SIZE))
+                .fold(0.0, f64::max)
+    };
+    let width: f64 =
+        columns.iter().map(|c| column_width(c)).sum::<f64>() + GAP * (columns.len() as f64 - 1.0);
+    let height = columns
+        .iter()
+        .map(|c| {
+            c.iter()
+                .map(|&i| entry_height(&legend.entries[i].0))
+                .sum::<f64>()
+        })
+        .fold(0.0, f64::max);
+    let title_w = text_width(&legend.title, LEGEND_SIZE);
+    (columns, (title_w.max(width), title_h + height))
 }
 
 fn legend_row_height() -> f64 {
-    text_height(LEGEND_SIZE) + 4.0
+    text_height(LEGEND_SIZE) + units(0.8)
 }
 
-/// Draws the legends stacked and vertically centred on `centre_y`, starting at `x`.
+/// Draws the legends stacked and vertically centred on `centre_y`, starting at `x`, each in
+/// as many columns as fit it within `room` units of height.
 pub(crate) fn draw_legends(
     canvas: &Canvas,
     legends: &[Legend],
     x: f64,
     centre_y: f64,
+    room: f64,
 ) -> Result<(), Error> {
-    let sizes: Vec<(f64, f64)> = legends.iter().map(legend_size).collect();
+    let layouts: Vec<_> = legends.iter().map(|l| legend_layout(l, room)).collect();
     let total: f64 =
-        sizes.iter().map(|s| s.1).sum::<f64>() + GAP * 2.0 * (legends.len() as f64 - 1.0);
+        layouts.iter().map(|l| l.1 .1).sum::<f64>() + GAP * (legends.len() as f64 - 1.0);
     let mut y = centre_y - total / 2.0;
     let row = legend_row_height();
-    for legend in legends {
+    for (legend, (columns, (_, height))) in legends.iter().zip(&layouts) {
+        let top = y;
         if !legend.title.is_empty() {
             canvas.text(
                 &legend.title,
@@ -333,25 +369,33 @@ pub(crate) fn draw_legends(
             )?;
             y += row;
         }
-        for (label, key) in &legend.entries {
-            let lines: Vec<&str> = label.lines().collect();
-            let height = row * lines.len().max(1) as f64 + 4.0;
-            let mid = y + height / 2.0;
-            draw_key(canvas, *key, (x, mid))?;
-            for (i, line) in lines.iter().enumerate() {
-                let line_y = mid + (i as f64 - (lines.len() as f64 - 1.0) / 2.0) * row;
-                canvas.text(
-                    line,
-                    (x + KEY_WIDTH + 8.0, line_y),
-                    LEGEND_SIZE,
-                    DARK_GREY,
-                    Align::Start,
-                    false,
-                )?;
+        let mut column_x = x;
+        for column in columns {
+            let mut entry_y = y;
+            let mut widest: f64 = 0.0;
+            for &i in column {
+                let (label, key) = &legend.entries[i];
+                let lines: Vec<&str> = label.lines().collect();
+                let h = entry_height(label);
+                let mid = entry_y + h / 2.0;
+                draw_key(canvas, *key, (column_x, mid))?;
+                for (j, line) in lines.iter().enumerate() {
+                    let line_y = mid + (j as f64 - (lines.len() as f64 - 1.0) / 2.0) * row;
+                    canvas.text(
+                        line,
+                        (column_x + KEY_WIDTH + units(2.0), line_y),
+                        LEGEND_SIZE,
+                        DARK_GREY,
+                        Align::Start,
+                        false,
+                    )?;
+                    widest = widest.max(text_width(line, LEGEND_SIZE));
+                }
+                entry_y += h;
             }
-            y += height;
+            column_x += KEY_WIDTH + units(2.0) + widest + GAP;
         }
-        y += GAP * 2.0;
+        y = top + height + GAP;
     }
     Ok(())
 }
@@ -363,39 +407,49 @@ fn draw_key(canvas: &Canvas, key: Key, (x, y): (f64, f64)) -> Result<(), Error> 
         x1: f64::INFINITY,
         y1: f64::INFINITY,
     };
+    let line = |stroke: Stroke| {
+        let stroke = Stroke {
+            width: stroke.width.clamp(units(0.5), units(1.5)),
+            opacity: stroke.opacity.max(0.6),
+            ..stroke
+        };
+        canvas.raw_polyline(
+            &[(x + units(0.5), y), (x + KEY_WIDTH - units(0.5), y)],
+            stroke,
+        )
+    };
+    let centre = (x + KEY_WIDTH / 2.0, y);
     match key {
-        Key::Line(stroke) => {
-            let stroke = Stroke {
-                width: stroke.width.clamp(2.0, 5.0),
-                opacity: stroke.opacity.max(0.6),
-                ..stroke
-            };
-            canvas.raw_polyline(&[(x + 2.0, y), (x + KEY_WIDTH - 2.0, y)], stroke)
+        Key::Line(stroke) => line(stroke),
+        Key::LineMarker(stroke, marker) => {
+            line(stroke)?;
+            canvas.marker(centre, KEY_MARKER, marker, stroke.colour, 1.0, everywhere)
         }
-        Key::Fill(colour) => canvas.rect(
-            Rect {
-                x0: x + 5.0,
-                y0: y - 9.0,
-                x1: x + 23.0,
-                y1: y + 9.0,
-            },
-            Some((colour, 1.0)),
-            None,
-        ),
-        Key::Point(colour, Marker::Disc) => {
-            canvas.disc((x + KEY_WIDTH / 2.0, y), 6.0, colour, 1.0, everywhere)
+        Key::Fill(colour) => {
+            let half = units(2.2);
+            canvas.rect(
+                Rect {
+                    x0: centre.0 - half,
+                    y0: y - half,
+                    x1: centre.0 + half,
+                    y1: y + half,
+                },
+                Some((colour, 1.0)),
+                None,
+            )
         }
-        Key::Point(colour, Marker::Cross) => {
-            canvas.cross((x + KEY_WIDTH / 2.0, y), 6.0, colour, 1.0, everywhere)
+        Key::Point(colour, marker) => {
+            canvas.marker(centre, KEY_MARKER * 0.8, marker, colour, 1.0, everywhere)
         }
     }
 }
 
-/// Width needed by the legends (zero without legends).
-pub(crate) fn legends_width(legends: &[Legend]) -> f64 {
+/// Width needed by the legends laid out within `room` units of height (zero without
+/// legends), with the gap before them.
+pub(crate) fn legends_width(legends: &[Legend], room: f64) -> f64 {
     legends
         .iter()
-        .map(|l| legend_size(l).0 + 2.0 * GAP)
+        .map(|l| legend_layout(l, room).1 .0 + 2.0 * GAP)
         .fold(0.0, f64::max)
 }
 
@@ -425,19 +479,22 @@ fn draw_figure(canvas: &Canvas, figure: &Drawing) -> Result<(), Error> {
         )?;
         top += text_height(TITLE_SIZE) + GAP;
     }
-    let right = width - MARGIN - legends_width(&figure.legends);
+    let right = width - MARGIN - legends_width(&figure.legends, height - top - MARGIN);
     let y_ticks_width = y_axis
         .ticks
         .iter()
         .map(|(_, label)| text_width(label, TICK_SIZE))
         .fold(0.0, f64::max)
         + TICK_LENGTH
-        + 6.0;
+        + units(1.5);
     let x_title = fit_title(&figure.x.label, right - MARGIN);
     let bottom = height - MARGIN - x_title.band();
     let y_title = fit_title(&figure.y.label, bottom - top);
     let left = MARGIN + y_title.band() + y_ticks_width;
-    let x_ticks_height = if figure.x.vertical_labels {
+    let no_tick_labels = x_axis.ticks.iter().all(|(_, label)| label.is_empty());
+    let x_ticks_height = if no_tick_labels {
+        TICK_LENGTH
+    } else if figure.x.vertical_labels {
         x_axis
             .ticks
             .iter()
@@ -446,13 +503,20 @@ fn draw_figure(canvas: &Canvas, figure: &Drawing) -> Result<(), Error> {
     } else {
         text_height(TICK_SIZE)
     } + TICK_LENGTH
-        + 6.0;
+        + units(1.5);
 
     let n = figure.facets.len().max(1);
     let columns = figure.columns.clamp(1, n);
     let rows = n.div_ceil(columns);
+    let cell_width = (right - left - GAP * (columns as f64 - 1.0)) / columns as f64;
+    // Strips share one size, shrunk (not below the smallest legible) to fit the widest title.
+    let strip_size = (figure.facets.iter())
+        .filter_map(|f| f.title.as_deref())
+        .map(|t| STRIP_SIZE * ((cell_width - units(2.0)) / text_width(t, STRIP_SIZE)).min(1.0))
+        .fold(STRIP_SIZE, f64::min)
+        .max(units(MIN_TEXT_POINTS));
     let strip = if figure.facets.iter().any(|f| f.title.is_some()) {
-        text_height(STRIP_SIZE) + 8.0
+        text_height(strip_size) + units(2.0)
     } else {
         0.0
     };
@@ -461,13 +525,13 @@ fn draw_figure(canvas: &Canvas, figure: &Drawing) -> Result<(), Error> {
     let labelled = |index: usize| index + columns >= n;
     let row_has_labels = |row: usize| (row * columns..((row + 1) * columns).min(n)).any(labelled);
     let labelled_rows = (0..rows).filter(|&r| row_has_labels(r)).count();
-    let cell_w = (right - left - GAP * (columns as f64 - 1.0)) / columns as f64;
+    let cell_w = cell_width;
     let panel_h = ((bottom - top)
         - GAP * (rows as f64 - 1.0)
         - strip * rows as f64
         - x_ticks_height * labelled_rows as f64)
         / rows as f64;
-    let panel_h = panel_h.max(20.0);
+    let panel_h = panel_h.max(units(5.0));
     let mut row_top = vec![top; rows];
     for row in 1..rows {
         let above = row - 1;
@@ -492,6 +556,9 @@ fn draw_figure(canvas: &Canvas, figure: &Drawing) -> Result<(), Error> {
             x1: x0 + cell_w,
             y1: y0 + strip + panel_h,
         };
+        if let Some(agent) = &facet.agent {
+            canvas.begin_agent(agent)?;
+        }
         if let Some(title) = &facet.title {
             let strip_rect = Rect {
                 x0,
@@ -507,7 +574,7 @@ fn draw_figure(canvas: &Canvas, figure: &Drawing) -> Result<(), Error> {
             canvas.text(
                 title,
                 (x0 + cell_w / 2.0, y0 + strip / 2.0),
-                STRIP_SIZE,
+                strip_size,
                 BLACK,
                 Align::Middle,
                 false,
@@ -522,12 +589,15 @@ fn draw_figure(canvas: &Canvas, figure: &Drawing) -> Result<(), Error> {
             labelled(index).then_some(figure.x.vertical_labels),
             column == 0,
         )?;
+        if facet.agent.is_some() {
+            canvas.end_agent()?;
+        }
     }
 
     let panels_mid_x = (left + right) / 2.0;
     for (i, line) in x_title.lines.iter().enumerate() {
         let line_height = text_height(x_title.size);
-        let first = height - MARGIN - x_title.band() + 6.0 + line_height / 2.0;
+        let first = height - MARGIN - x_title.band() + units(1.5) + line_height / 2.0;
         canvas.text(
             line,
             (panels_mid_x, first + i as f64 * line_height),
@@ -557,6 +627,7 @@ fn draw_figure(canvas: &Canvas, figure: &Drawing) -> Result<(), Error> {
             &figure.legends,
             right + 2.0 * GAP,
             (top + bottom) / 2.0,
+            height - top - MARGIN,
         )?;
     }
     Ok(())
@@ -574,17 +645,19 @@ fn draw_panel(
     let mx = x_axis.mapping(panel.x0, panel.x1);
     let my = y_axis.mapping(panel.y1, panel.y0);
     canvas.rect(panel, Some((WHITE, 1.0)), None)?;
-    let grid = Stroke::solid(GRID_GREY, 1.0);
-    for (v, _) in &y_axis.ticks {
-        let y = my.map(*v);
-        canvas.raw_polyline(&[(panel.x0, y), (panel.x1, y)], grid)?;
-    }
+    let grid = Stroke::solid(GRID_GREY, units(0.4));
+    let mut lines: Vec<crate::canvas::Segment> = (y_axis.ticks.iter())
+        .map(|(v, _)| my.map(*v))
+        .map(|y| ((panel.x0, y), (panel.x1, y)))
+        .collect();
     if !categorical_x {
-        for (v, _) in &x_axis.ticks {
-            let x = mx.map(*v);
-            canvas.raw_polyline(&[(x, panel.y0), (x, panel.y1)], grid)?;
-        }
+        lines.extend(
+            (x_axis.ticks.iter())
+                .map(|(v, _)| mx.map(*v))
+                .map(|x| ((x, panel.y0), (x, panel.y1))),
+        );
     }
+    canvas.segments(&lines, grid)?;
 
     for layer in &facet.layers {
         draw_layer(canvas, layer, panel, &mx, &my)?;
@@ -600,18 +673,27 @@ fn draw_panel(
         )?;
     }
 
-    let axis_stroke = Stroke::solid(DARK_GREY, 1.0);
+    let axis_stroke = Stroke::solid(DARK_GREY, units(0.4));
     canvas.rect(panel, None, Some(axis_stroke))?;
+    let ticks: Vec<crate::canvas::Segment> = (x_axis.ticks.iter())
+        .map(|(v, _)| mx.map(*v))
+        .map(|x| ((x, panel.y1), (x, panel.y1 + TICK_LENGTH)))
+        .chain(
+            (y_axis.ticks.iter())
+                .map(|(v, _)| my.map(*v))
+                .map(|y| ((panel.x0 - TICK_LENGTH, y), (panel.x0, y))),
+        )
+        .collect();
+    canvas.segments(&ticks, axis_stroke)?;
     for (v, label) in &x_axis.ticks {
         let x = mx.map(*v);
-        canvas.raw_polyline(&[(x, panel.y1), (x, panel.y1 + TICK_LENGTH)], axis_stroke)?;
         let Some(vertical) = x_labels else {
             continue;
         };
         if vertical {
             canvas.text(
                 label,
-                (x, panel.y1 + TICK_LENGTH + 4.0),
+                (x, panel.y1 + TICK_LENGTH + units(1.0)),
                 TICK_SIZE,
                 DARK_GREY,
                 Align::End,
@@ -622,7 +704,7 @@ fn draw_panel(
                 label,
                 (
                     x,
-                    panel.y1 + TICK_LENGTH + 3.0 + text_height(TICK_SIZE) / 2.0,
+                    panel.y1 + TICK_LENGTH + units(0.8) + text_height(TICK_SIZE) / 2.0,
                 ),
                 TICK_SIZE,
                 DARK_GREY,
@@ -633,11 +715,10 @@ fn draw_panel(
     }
     for (v, label) in &y_axis.ticks {
         let y = my.map(*v);
-        canvas.raw_polyline(&[(panel.x0 - TICK_LENGTH, y), (panel.x0, y)], axis_stroke)?;
         if y_labels {
             canvas.text(
                 label,
-                (panel.x0 - TICK_LENGTH - 4.0, y),
+                (panel.x0 - TICK_LENGTH - units(1.0), y),
                 TICK_SIZE,
                 DARK_GREY,
                 Align::End,
@@ -653,7 +734,7 @@ fn has_data(layer: &Layer) -> bool {
         Layer::Line { points, .. } | Layer::Points { points, .. } => !points.is_empty(),
         Layer::Ribbon { points, .. } => !points.is_empty(),
         Layer::Bars(bars) => !bars.is_empty(),
-        Layer::HLine { .. } => false,
+        Layer::HLine { .. } | Layer::Label { .. } => false,
     }
 }
 
@@ -696,17 +777,11 @@ fn draw_layer(
             opacity,
             marker,
         } => {
-            for &(x, y) in points {
-                let centre = (mx.map(x), my.map(y));
-                if !(centre.0.is_finite() && centre.1.is_finite()) {
-                    continue;
-                }
-                match marker {
-                    Marker::Disc => canvas.disc(centre, *radius, *colour, *opacity, panel)?,
-                    Marker::Cross => canvas.cross(centre, *radius, *colour, *opacity, panel)?,
-                }
-            }
-            Ok(())
+            let centres: Vec<(f64, f64)> = points
+                .iter()
+                .map(|&(x, y)| (mx.map(x), my.map(y)))
+                .collect();
+            canvas.markers(&centres, *radius, *marker, *colour, *opacity, panel)
         }
         Layer::Bars(bars) => {
             for bar in bars {
@@ -724,6 +799,18 @@ fn draw_layer(
         Layer::HLine { y, stroke } => {
             let py = my.map(*y);
             canvas.polyline(&[(panel.x0, py), (panel.x1, py)], *stroke, panel)
+        }
+        Layer::Label {
+            at,
+            text,
+            size,
+            colour,
+        } => {
+            let centre = (mx.map(at.0), my.map(at.1));
+            if !(centre.0.is_finite() && centre.1.is_finite()) {
+                return Ok(());
+            }
+            canvas.text(text, centre, *size, *colour, Align::Middle, false)
         }
     }
 }
