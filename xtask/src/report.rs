@@ -51,6 +51,14 @@ pub struct ReportCheckArgs {
     /// The report directory written by `cargo xtask report`.
     #[arg(value_name = "DIR", default_value = "report")]
     pub dir: PathBuf,
+    /// The page geometries to compile the appendix in: `all` (default), `standalone`,
+    /// `single-column` (ICLR, NeurIPS: 5.5 in by 9 in) or `two-column` (ICML: 6.75 in).
+    #[arg(long, value_name = "WHICH", default_value = "all")]
+    pub geometry: String,
+    /// Also render the summary page of the standalone PDF as this PNG file (110 dpi, with
+    /// pdftoppm): what a reader of the paper sees.
+    #[arg(long, value_name = "FILE.png")]
+    pub png: Option<PathBuf>,
 }
 
 /// The agent directories under `root` that hold bsuite CSVs or `seed-<s>/` directories,
@@ -150,11 +158,30 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         let dir = crate::baselines::unpack(name)?;
         add_results(&mut dirs, &mut names, &args.out, dir, shown)?;
     }
-    let agents: Vec<SeededAgent> = dirs
+    let mut agents: Vec<SeededAgent> = dirs
         .iter()
         .zip(&names)
         .map(|(dir, name)| load_seeded(name, dir, args.lenient))
         .collect::<Result<_>>()?;
+    // A shipped baseline that is the very run of one of the user's directories (the seed-42
+    // sweep `bench-all` writes, say) is reported once, under the user's name.
+    let mut k = users;
+    while k < agents.len() {
+        match (0..users).find(|&u| bsuite_report::same_run(&agents[u], &agents[k])) {
+            Some(u) => {
+                bsuite_baselines::errln!(
+                    "report: {} is the same run as the shipped baseline {} (the same manifest \
+                     and results); reported once, as '{}'",
+                    dirs[u].display(),
+                    agents[k].name.trim_end_matches("_baseline"),
+                    agents[u].name
+                );
+                agents.remove(k);
+                dirs.remove(k);
+            }
+            None => k += 1,
+        }
+    }
     for seed in agents.iter().flat_map(|a| &a.seeds) {
         for skipped in &seed.results.skipped {
             bsuite_baselines::errln!("warning: {skipped}");
@@ -208,14 +235,32 @@ pub fn check(args: &ReportCheckArgs) -> Result<()> {
             bsuite_report::latex::STANDALONE
         );
     }
-    let checked = bsuite_report::check::compile_and_check(&args.dir)?;
-    bsuite_baselines::outln!(
-        "report-check: {} compiled, {} pages, {} figures included, all present ({:.1} s)",
-        checked.pdf.display(),
-        checked.pages,
-        checked.figures,
-        start.elapsed().as_secs_f64()
-    );
+    use bsuite_report::check::{self, Geometry};
+    let geometries: Vec<Geometry> = match args.geometry.as_str() {
+        "all" => Geometry::ALL.to_vec(),
+        "standalone" => vec![Geometry::Standalone],
+        "single-column" => vec![Geometry::SingleColumn],
+        "two-column" => vec![Geometry::TwoColumn],
+        other => {
+            bail!("--geometry {other:?}: expected all, standalone, single-column or two-column")
+        }
+    };
+    for geometry in geometries {
+        let checked = check::compile_and_check_in(&args.dir, geometry)?;
+        bsuite_baselines::outln!(
+            "report-check: {} ({}) compiled, {} pages, {} figures included, all present: the \
+             summary on one page, no overfull box, no text under 6 pt ({:.1} s)",
+            checked.pdf.display(),
+            geometry.name(),
+            checked.pages,
+            checked.figures,
+            start.elapsed().as_secs_f64()
+        );
+        if let (Some(png), Geometry::Standalone) = (&args.png, geometry) {
+            check::page_png(&checked.pdf, 1, 110, png)?;
+            bsuite_baselines::outln!("report-check: page 1 rendered as {}", png.display());
+        }
+    }
     Ok(())
 }
 

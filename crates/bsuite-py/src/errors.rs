@@ -173,7 +173,9 @@ pub fn read_error(err: &ReadError) -> PyErr {
 pub fn report_error(err: &bsuite_report::Error) -> PyErr {
     use bsuite_report::Error;
     match err {
-        Error::NoAgents | Error::DuplicateAgent(_) => PyValueError::new_err(err.to_string()),
+        Error::NoAgents | Error::DuplicateAgent(_) | Error::SameRun { .. } => {
+            PyValueError::new_err(err.to_string())
+        }
         Error::OutputNotADirectory(_) => PyNotADirectoryError::new_err(err.to_string()),
         Error::ForeignFiles { .. } | Error::OutputIsResults(_) => {
             PyFileExistsError::new_err(err.to_string())

@@ -1,6 +1,8 @@
 //! Compiles a written report's standalone LaTeX document and checks the result: every
 //! included figure exists, no reference or citation is left undefined, the summary fits on
-//! one page, and the PDF has the pages the document says it should.
+//! one page, no box runs more than a point past its line, every figure's text prints at 6
+//! points or more at the size LaTeX placed it, and the PDF has the pages the document says
+//! it should.
 //!
 //! Needs `pdflatex` and `bibtex` (Debian: `texlive-latex-base`, `texlive-latex-recommended`,
 //! `texlive-latex-extra`).
@@ -68,6 +70,8 @@ fn run(program: &str, args: &[&str], dir: &Path, log: &Path) -> Result<(), Check
     let output = Command::new(program)
         .args(args)
         .current_dir(dir)
+        // One log line per message, however long: the checks read whole lines.
+        .env("max_print_line", "100000")
         .output()
         .map_err(|source| CheckError::Spawn {
             program: program.to_string(),
@@ -110,12 +114,12 @@ fn logged_pages(log: &str) -> Option<u32> {
     rest.split_whitespace().next()?.parse().ok()
 }
 
-/// Targets of `\includegraphics` in a LaTeX source, with the report's macros expanded.
+/// Targets of `\bsuitefigure` in a LaTeX source, with the report's macros expanded.
 fn included_graphics(tex: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = tex;
-    while let Some(at) = rest.find("\\includegraphics") {
-        rest = &rest[at + "\\includegraphics".len()..];
+    while let Some(at) = rest.find("\\bsuitefigure{") {
+        rest = &rest[at + "\\bsuitefigure".len()..];
         if rest.starts_with('[') {
             match rest.find(']') {
                 Some(end) => rest = &rest[end + 1..],
@@ -130,7 +134,7 @@ fn included_graphics(tex: &str) -> Vec<String> {
         };
         let target = body[..end]
             .replace("\\bsuiteradarplot", "./images/radar_plot")
-            .replace("\\bsuitebarplot", "./images/bar_plot")
+            .replace("\\bsuitescoregrid", "./images/score_grid")
             .replace("\\bsuitereportdir", ".");
         out.push(target);
         rest = &body[end..];
@@ -138,10 +142,86 @@ fn included_graphics(tex: &str) -> Vec<String> {
     out
 }
 
+/// A page geometry the appendix is checked in: the report's own host document, or a host
+/// with a conference's text block (plain `article`, so no style file is needed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Geometry {
+    /// `bsuite_report.tex`: article, 10 pt, 2 cm margins on letter paper.
+    Standalone,
+    /// ICLR's and NeurIPS's text block: one column 5.5 in by 9 in, 10 pt.
+    SingleColumn,
+    /// ICML's: two columns of 3.25 in (6.75 in in all) by 9 in, 10 pt; the appendix
+    /// switches to one column, as bsuite's does.
+    TwoColumn,
+}
+
+impl Geometry {
+    /// All three.
+    pub const ALL: [Geometry; 3] = [
+        Geometry::Standalone,
+        Geometry::SingleColumn,
+        Geometry::TwoColumn,
+    ];
+
+    /// Its name on the command line and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Geometry::Standalone => "standalone",
+            Geometry::SingleColumn => "single-column 5.5 in (ICLR, NeurIPS)",
+            Geometry::TwoColumn => "two-column 6.75 in (ICML)",
+        }
+    }
+
+    /// The host document's file stem in the report directory, and its text (`None` for the
+    /// report's own).
+    fn host(self) -> (&'static str, Option<String>) {
+        let (stem, class, geometry) = match self {
+            Geometry::Standalone => return (latex::STANDALONE.trim_end_matches(".tex"), None),
+            Geometry::SingleColumn => (
+                "bsuite_check_single_column",
+                "[10pt]{article}",
+                "textwidth=5.5in, textheight=9in",
+            ),
+            Geometry::TwoColumn => (
+                "bsuite_check_two_column",
+                "[10pt, twocolumn]{article}",
+                "textwidth=6.75in, textheight=9in, columnsep=0.25in",
+            ),
+        };
+        let text = format!(
+            "% The appendix in a conference's text block, written by `bsuite report-check`.
+\\documentclass{class}
+\\usepackage[letterpaper, centering, {geometry}]{{geometry}}
+\\input{{bsuite_preamble}}
+\\usepackage{{hyperref}}
+\\begin{{document}}
+\\section{{Introduction}}
+The paper's text comes here.
+\\appendix
+\\input{{bsuite_appendix}}
+\\bibliographystyle{{plain}}
+\\bibliography{{references}}
+\\end{{document}}
+"
+        );
+        (stem, Some(text))
+    }
+}
+
 /// Compiles `dir/bsuite_report.tex` (pdflatex, bibtex, pdflatex twice) in place and checks
 /// the result.
 pub fn compile_and_check(dir: &Path) -> Result<Checked, CheckError> {
-    let stem = latex::STANDALONE.trim_end_matches(".tex");
+    compile_and_check_in(dir, Geometry::Standalone)
+}
+
+/// Compiles the appendix of the report in `dir` in `geometry` (writing its host document
+/// there, for any but the standalone) and checks the result as [`compile_and_check`] does.
+pub fn compile_and_check_in(dir: &Path, geometry: Geometry) -> Result<Checked, CheckError> {
+    let (stem, host) = geometry.host();
+    if let Some(text) = host {
+        let path = dir.join(format!("{stem}.tex"));
+        fs::write(&path, text).map_err(|source| CheckError::Io { path, source })?;
+    }
     let log_path = dir.join(format!("{stem}.log"));
     let pdflatex = ["-interaction=nonstopmode", "-halt-on-error", stem];
     run("pdflatex", &pdflatex, dir, &log_path)?;
@@ -177,6 +257,8 @@ pub fn compile_and_check(dir: &Path) -> Result<Checked, CheckError> {
             problems.push(format!("pdflatex: {}", line.trim()));
         }
     }
+    problems.extend(overfull_boxes(&log, 1.0));
+    problems.extend(small_text(dir, &log)?);
 
     let aux = read(&dir.join(format!("{stem}.aux")))?;
     let first = label_page(&aux, "app:bsuite-report");
@@ -206,8 +288,103 @@ pub fn compile_and_check(dir: &Path) -> Result<Checked, CheckError> {
             figures,
         })
     } else {
-        Err(CheckError::Problems(problems))
+        Err(CheckError::Problems(
+            problems
+                .into_iter()
+                .map(|p| format!("{}: {p}", geometry.name()))
+                .collect(),
+        ))
     }
+}
+
+/// The boxes pdflatex reports as overfull by more than `tolerance` points, with the
+/// line that says where.
+fn overfull_boxes(log: &str, tolerance: f64) -> Vec<String> {
+    log.lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("Overfull \\hbox (")?;
+            let points: f64 = rest[..rest.find("pt too wide")?].parse().ok()?;
+            (points > tolerance).then(|| format!("pdflatex: {}", line.trim()))
+        })
+        .collect()
+}
+
+/// Each figure `\bsuitefigure` placed (the log's [`latex::PLACED_FIGURE_LOG`] lines) whose
+/// smallest text, scaled from the width it was drawn at ([`crate::report::FIGURES_JSON`])
+/// to the width it was placed at, prints under [`crate::style::MIN_TEXT_POINTS`].
+fn small_text(dir: &Path, log: &str) -> Result<Vec<String>, CheckError> {
+    let path = dir.join(crate::report::FIGURES_JSON);
+    let figures: serde_json::Value = serde_json::from_str(&read(&path)?).map_err(|e| {
+        CheckError::Problems(vec![format!(
+            "{}: not the report's JSON: {e}",
+            path.display()
+        )])
+    })?;
+    let drawn = |stem: &str| -> Option<(f64, Option<f64>)> {
+        let f = figures.as_array()?.iter().find(|f| f["stem"] == stem)?;
+        Some((f["width_pt"].as_f64()?, f["min_text_pt"].as_f64()))
+    };
+    let mut problems = Vec::new();
+    let mut placed = 0;
+    for line in log.lines() {
+        let Some(rest) = line.strip_prefix(latex::PLACED_FIGURE_LOG) else {
+            continue;
+        };
+        let Some((file, width)) = rest.trim().rsplit_once(' ') else {
+            continue;
+        };
+        let Some(width) = width.strip_suffix("pt").and_then(|w| w.parse::<f64>().ok()) else {
+            continue;
+        };
+        let stem = file.trim_start_matches("./");
+        // TeX's points are 1/72.27 in; the figures' (PDF's) are 1/72 in.
+        let width = width * 72.0 / 72.27;
+        placed += 1;
+        match drawn(stem) {
+            None => problems.push(format!("{stem} is placed but not in figures.json")),
+            Some((drawn_width, Some(text))) => {
+                let printed = text * width / drawn_width;
+                if printed < crate::style::MIN_TEXT_POINTS - 0.01 {
+                    problems.push(format!(
+                        "{stem}: its smallest text prints at {printed:.1} pt (drawn at \
+                         {drawn_width:.0} pt wide, placed at {width:.0} pt); at least \
+                         {} pt is legible",
+                        crate::style::MIN_TEXT_POINTS
+                    ));
+                }
+            }
+            Some((_, None)) => {}
+        }
+    }
+    if placed == 0 {
+        problems
+            .push("the log names no placed figure (is the preamble's \\bsuitefigure used?)".into());
+    }
+    Ok(problems)
+}
+
+/// Renders page `page` (from 1) of `pdf` as a PNG at `dpi` dots per inch with `pdftoppm`
+/// (Debian: poppler-utils), to `png`: what a reader of the paper sees.
+pub fn page_png(pdf: &Path, page: u32, dpi: u32, png: &Path) -> Result<(), CheckError> {
+    let stem = png.with_extension("");
+    let output = Command::new("pdftoppm")
+        .args(["-png", "-singlefile", "-r", &dpi.to_string()])
+        .args(["-f", &page.to_string(), "-l", &page.to_string()])
+        .arg(pdf)
+        .arg(&stem)
+        .output()
+        .map_err(|source| CheckError::Spawn {
+            program: "pdftoppm (install poppler-utils)".into(),
+            source,
+        })?;
+    if !output.status.success() || !png.is_file() {
+        return Err(CheckError::Problems(vec![format!(
+            "pdftoppm could not render page {page} of {}: {}",
+            pdf.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )]));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -228,8 +405,16 @@ mod tests {
     }
 
     #[test]
+    fn overfull_boxes_past_the_tolerance_are_problems() {
+        let log = "Overfull \\hbox (310.5pt too wide) in paragraph at lines 4--9\nOverfull \\hbox (0.4pt too wide) in alignment\n";
+        let found = overfull_boxes(log, 1.0);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].contains("310.5pt"));
+    }
+
+    #[test]
     fn graphics_targets_expand_the_report_macros() {
-        let tex = r"\includegraphics[width=\textwidth]{\bsuiteradarplot} \includegraphics{\bsuitereportdir/images/x/y}";
+        let tex = r"\bsuitefigure{\bsuiteradarplot} \bsuitefigure{\bsuitereportdir/images/x/y}";
         assert_eq!(
             included_graphics(tex),
             vec![

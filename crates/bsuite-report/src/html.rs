@@ -1,5 +1,16 @@
-//! The HTML report: one self-contained page (inline SVG figures, inline style and script,
-//! nothing fetched), the replacement for the reference's results notebook.
+//! The HTML report: one self-contained page (inline SVG figures, each once, with the font
+//! embedded once; inline style and a few lines of script; nothing fetched), the replacement
+//! for the reference's results notebook. Every figure is also a file beside it.
+//!
+//! The summary's figures are plain SVG in the page. The per-experiment figures, which are
+//! most of its weight, are gzipped SVG in base64 that the page's script inflates with the
+//! browser's own `DecompressionStream` as it loads: a twelve-agent page is then a fifth of
+//! its size, and every figure is still part of the page, where the agents' toggles reach
+//! it. Without script, each figure's links to its SVG and PDF files remain.
+//!
+//! Readers can show and hide agents: every element of an agent (its table columns, its
+//! polygon and grid column, its facets) carries `data-agent`, and a checkbox per agent hides
+//! them all at once.
 
 use std::fmt::Write as _;
 
@@ -12,6 +23,7 @@ use bsuite_analysis::stats::Estimate;
 
 use crate::model::{FigureFile, Model, SeedsModel};
 use crate::seeds::AgentIntervals;
+use crate::style::agent_style;
 
 /// File name of the page.
 pub const INDEX: &str = "index.html";
@@ -58,6 +70,18 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
+/// `bytes` gzipped (no file name or time in the header, so the same figure gives the same
+/// page).
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut encoder = flate2::GzBuilder::new()
+        .mtime(0)
+        .write(Vec::new(), flate2::Compression::best());
+    // Writing to a Vec cannot fail.
+    let _ = encoder.write_all(bytes);
+    encoder.finish().unwrap_or_default()
+}
+
 /// The bundled font as a CSS `@font-face`, so inline figures and text render with the
 /// metrics the figures were laid out with, offline.
 fn font_face() -> String {
@@ -77,25 +101,46 @@ h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
 h3 { margin-bottom: .2em; }
 h3 small { font-weight: normal; color: #666; font-size: .75em; }
 nav ul { columns: 4; list-style: none; padding-left: 0; }
+.scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: .5em 0 1em; }
 th, td { padding: .25em .7em; border-bottom: 1px solid #ddd; text-align: left; }
 th { background: #f2f2f2; cursor: pointer; user-select: none; white-space: nowrap; }
 th[aria-sort="ascending"]::after { content: " \25B2"; }
 th[aria-sort="descending"]::after { content: " \25BC"; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num small { color: #666; }
 td.unfinished { color: #999; }
 .swatch { display: inline-block; width: .8em; height: .8em; margin-right: .4em;
   vertical-align: baseline; }
 .warn { background: #fff4e5; border-left: 4px solid #f46d43; padding: .5em 1em; }
 .note { color: #8a4b00; font-size: .9em; }
 figure { margin: 1em 0; }
-figure svg { max-width: 100%; height: auto; display: block; }
+figure svg { width: 100%; max-width: 900px; height: auto; display: block; }
+.pair figure svg { max-width: 560px; }
 figcaption { color: #555; font-size: .9em; }
 .pair { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
-.pair figure { flex: 1 1 45%; min-width: 360px; }
+.pair figure { flex: 1 1 45%; min-width: 320px; }
+#agents { position: sticky; top: 0; background: #fff; border-bottom: 1px solid #ddd;
+  padding: .4em 0; z-index: 1; }
+#agents label { margin-right: 1em; white-space: nowrap; cursor: pointer; }
+#agents button { margin-right: .5em; }
+dl.agents dt { font-weight: bold; }
+dl.agents dd { margin: 0 0 .4em 1.5em; }
 "#;
 
-const SCRIPT: &str = r#"
+/// Sorting by column, and the agents' toggles: unchecking an agent hides every element with
+/// its `data-agent`, in tables and figures alike, through one style rule per agent.
+const SCRIPT: &str = r##"
+document.querySelectorAll("figure[data-svg]").forEach(function (figure) {
+  var bytes = Uint8Array.from(atob(figure.getAttribute("data-svg")), function (c) {
+    return c.charCodeAt(0);
+  });
+  var svg = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  new Response(svg).text().then(function (text) {
+    figure.removeAttribute("data-svg");
+    figure.insertAdjacentHTML("afterbegin", text);
+  });
+});
 document.querySelectorAll("table.sortable").forEach(function (table) {
   table.querySelectorAll("th").forEach(function (th, column) {
     th.addEventListener("click", function () {
@@ -119,21 +164,49 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
     });
   });
 });
-"#;
+(function () {
+  var rules = document.getElementById("hidden-agents");
+  var boxes = document.querySelectorAll("#agents input[type=checkbox]");
+  function update() {
+    var css = "";
+    boxes.forEach(function (box) {
+      if (!box.checked) {
+        css += '[data-agent="' + CSS.escape(box.value) + '"] { display: none; }\n';
+      }
+    });
+    rules.textContent = css;
+  }
+  boxes.forEach(function (box) { box.addEventListener("change", update); });
+  document.querySelectorAll("#agents button").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var on = button.getAttribute("data-all") === "show";
+      boxes.forEach(function (box) { box.checked = on; });
+      update();
+    });
+  });
+  update();
+})();
+"##;
 
-/// A score cell; `data-sort` orders missing scores below every score.
-fn score_cell(score: Option<Score>, finished: bool) -> String {
+/// `data-agent="name"`, which the toggles hide.
+fn agent_attribute(name: &str) -> String {
+    format!(" data-agent=\"{}\"", escape(name))
+}
+
+/// A score cell of agent `agent`; `data-sort` orders missing scores below every score.
+fn score_cell(agent: &str, score: Option<Score>, finished: bool) -> String {
+    let a = agent_attribute(agent);
     match score {
-        None => r#"<td class="num" data-sort="-2" title="no results">&ndash;</td>"#.into(),
+        None => format!(r#"<td class="num"{a} data-sort="-2" title="no results">&ndash;</td>"#),
         Some(Score::Undefined(why)) => format!(
-            r#"<td class="num" data-sort="-1" title="{}">n/a</td>"#,
+            r#"<td class="num"{a} data-sort="-1" title="{}">n/a</td>"#,
             escape(why.describe())
         ),
         Some(Score::Value(v)) if finished => {
-            format!(r#"<td class="num" data-sort="{v}">{v:.3}</td>"#)
+            format!(r#"<td class="num"{a} data-sort="{v}">{v:.3}</td>"#)
         }
         Some(Score::Value(v)) => format!(
-            r#"<td class="num unfinished" data-sort="{v}" title="unfinished: not every run reached the episode count">{v:.3}*</td>"#
+            r#"<td class="num unfinished"{a} data-sort="{v}" title="unfinished: not every run reached the episode count">{v:.3}*</td>"#
         ),
     }
 }
@@ -155,9 +228,17 @@ fn with_interval(cell: String, interval: Option<Estimate>) -> String {
     }
 }
 
-fn figure_html(figure: &FigureFile) -> String {
-    let mut s = String::from("<figure>");
-    s.push_str(&figure.inline_svg);
+/// `figure` as the page shows it: its SVG in place (`packed`: gzipped, for the script to
+/// inflate), its caption and links to its files.
+fn figure_html(figure: &FigureFile, packed: bool) -> String {
+    let mut s = if packed {
+        format!(
+            "<figure data-svg=\"{}\">",
+            base64(&gzip(figure.inline_svg.as_bytes()))
+        )
+    } else {
+        format!("<figure>{}", figure.inline_svg)
+    };
     let _ = write!(
         s,
         "<figcaption>{} <a href=\"{stem}.svg\">SVG</a> &middot; <a href=\"{stem}.pdf\">PDF</a>",
@@ -174,31 +255,31 @@ fn figure_html(figure: &FigureFile) -> String {
 fn agent_headers(summaries: &[Summary]) -> String {
     summaries
         .iter()
-        .map(|s| format!("<th>{}</th>", escape(&s.agent)))
+        .map(|s| format!("<th{}>{}</th>", agent_attribute(&s.agent), escape(&s.agent)))
         .collect()
 }
 
 fn tags_table(model: &Model) -> String {
     let mut s = format!(
-        "<table class=\"sortable\"><thead><tr><th>key issue</th>{}</tr></thead><tbody>\n",
+        "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>key issue</th>{}</tr></thead><tbody>\n",
         agent_headers(model.summaries)
     );
     for (t, tag) in RADAR_TAGS.into_iter().enumerate() {
         let _ = write!(s, "<tr><td>{}</td>", escape(tag.as_str()));
         for (k, summary) in model.summaries.iter().enumerate() {
-            let cell = score_cell(summary.tag(tag).map(|t| t.score), true);
+            let cell = score_cell(&summary.agent, summary.tag(tag).map(|t| t.score), true);
             let interval = intervals(model, k).map(|i| i.tags[t]);
             s.push_str(&with_interval(cell, interval));
         }
         s.push_str("</tr>\n");
     }
-    s.push_str("</tbody></table>\n");
+    s.push_str("</tbody></table></div>\n");
     s
 }
 
 fn experiments_table(model: &Model) -> String {
     let mut s = format!(
-        "<table class=\"sortable\"><thead><tr><th>experiment</th><th>type</th><th>tags</th>{}</tr></thead><tbody>\n",
+        "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>experiment</th><th>type</th><th>tags</th>{}</tr></thead><tbody>\n",
         agent_headers(model.summaries)
     );
     for (rank, experiment) in in_plot_order().enumerate() {
@@ -225,6 +306,7 @@ fn experiments_table(model: &Model) -> String {
         for (k, summary) in model.summaries.iter().enumerate() {
             let entry = summary.experiment(name);
             let cell = score_cell(
+                &summary.agent,
                 entry.map(|e| e.score),
                 entry.is_some_and(|e| e.progress.finished()),
             );
@@ -235,17 +317,34 @@ fn experiments_table(model: &Model) -> String {
         }
         s.push_str("</tr>\n");
     }
-    s.push_str("</tbody></table>\n");
+    s.push_str("</tbody></table></div>\n");
     s
 }
 
-/// The tables of P(A > B) and of the difference of means for every pair of agents.
+/// The tables of P(A > B) and of the difference of means for every pair of agents that
+/// both have two or more seeds; one line instead where no pair has.
 fn pairs_html(model: &Model, seeds: &SeedsModel) -> String {
     let stats = &seeds.stats;
     let mut s = format!(
         "<h2 id=\"pairs\">Agents compared over seeds</h2>\n<p>{}</p>\n",
         escape(&crate::seeds::pairs_caption(stats))
     );
+    let comparable: Vec<_> = stats.pairs.iter().filter(|p| p.tags.is_some()).collect();
+    let one: Vec<&str> = (model.summaries.iter().zip(&stats.counts))
+        .filter(|(_, n)| **n < 2)
+        .map(|(a, _)| a.agent.as_str())
+        .collect();
+    if comparable.is_empty() {
+        s.push_str("<p>No pair of agents can be compared: a comparison needs two or more seeds a side, and at most one agent has them.</p>\n");
+        return s;
+    }
+    if !one.is_empty() {
+        let _ = writeln!(
+            s,
+            "<p>Agents with one seed ({}) have no spread to compare and are left out.</p>",
+            escape(&one.join(", "))
+        );
+    }
     let headers: String = RADAR_TAGS
         .iter()
         .map(|t| format!("<th>{}</th>", escape(t.as_str())))
@@ -260,47 +359,47 @@ fn pairs_html(model: &Model, seeds: &SeedsModel) -> String {
     ] {
         let _ = write!(
             s,
-            "<h3>{title}</h3>\n<table class=\"{class}\"><thead><tr><th>A</th><th>B</th>{headers}</tr></thead><tbody>\n"
+            "<h3>{title}</h3>\n<div class=\"scroll\"><table class=\"{class}\"><thead><tr><th>A</th><th>B</th>{headers}</tr></thead><tbody>\n"
         );
-        for row in &stats.pairs {
+        for row in &comparable {
+            let Some(tags) = &row.tags else { continue };
             let _ = write!(
                 s,
-                "<tr><td>{}</td><td>{}</td>",
+                "<tr{}><td>{}</td><td>{}</td>",
+                // Hidden with either agent.
+                agent_attribute(&row.a),
                 escape(&row.a),
                 escape(&row.b)
             );
-            match &row.tags {
-                Some(tags) => {
-                    for comparison in tags {
-                        let e = pick(comparison);
-                        let _ = write!(
-                            s,
-                            "<td class=\"num\">{}</td>",
-                            escape(&crate::seeds::estimate_text(&e))
-                        );
-                    }
-                }
-                None => {
-                    let count = |name: &str| {
-                        (model.summaries.iter())
-                            .position(|x| x.agent == name)
-                            .map_or(0, |k| stats.counts[k])
-                    };
-                    let _ = write!(
-                        s,
-                        "<td colspan=\"{}\">{}</td>",
-                        RADAR_TAGS.len(),
-                        escape(&crate::seeds::needs_seeds_text(
-                            row,
-                            (count(&row.a), count(&row.b))
-                        ))
-                    );
-                }
+            for comparison in tags {
+                let e = pick(comparison);
+                let _ = write!(
+                    s,
+                    "<td class=\"num\">{}</td>",
+                    escape(&crate::seeds::estimate_text(&e))
+                );
             }
             s.push_str("</tr>\n");
         }
-        s.push_str("</tbody></table>\n");
+        s.push_str("</tbody></table></div>\n");
     }
+    s
+}
+
+/// The bar of checkboxes that show and hide agents, and the style rule they write.
+fn agent_toggles(model: &Model) -> String {
+    let mut s = String::from(
+        "<style id=\"hidden-agents\"></style>\n<div id=\"agents\"><button type=\"button\" data-all=\"show\">show all</button><button type=\"button\" data-all=\"hide\">hide all</button> ",
+    );
+    for (k, summary) in model.summaries.iter().enumerate() {
+        let _ = write!(
+            s,
+            "<label><input type=\"checkbox\" value=\"{name}\" checked> <span class=\"swatch\" style=\"background:{}\"></span>{name}</label>",
+            agent_style(k).colour.to_css(),
+            name = escape(&summary.agent)
+        );
+    }
+    s.push_str("</div>\n");
     s
 }
 
@@ -315,40 +414,35 @@ pub(crate) fn page(model: &Model) -> String {
         font_face(),
         escape(&title)
     );
-    s.push_str("<p>The Behaviour Suite for Reinforcement Learning (bsuite) runs an agent on 23 small experiments, each probing one capability (basic learning, robustness to reward noise and scale, exploration, credit assignment, memory, generalization) and each reduced to a score between 0 and 1. This page shows the scores and the standard analysis plots of every experiment.</p>\n<p>Agents: ");
-    let agents: Vec<String> = model
-        .summaries
-        .iter()
-        .zip(&model.sources)
-        .zip(&model.written_by)
-        .map(|((summary, dir), written_by)| {
-            let by = written_by
-                .as_ref()
-                .map_or(String::new(), |m| format!(", written by {}", escape(m)));
-            let definition = model
-                .definitions
-                .get(&summary.agent)
-                .map_or(String::new(), |d| format!(": {}", escape(d)));
-            match dir {
-                Some(dir) => format!(
-                    "<b>{}</b>{definition} (<code>{}</code>{by})",
-                    escape(&summary.agent),
-                    escape(&dir.display().to_string())
-                ),
-                None => format!("<b>{}</b>{definition}{by}", escape(&summary.agent)),
-            }
-        })
-        .zip(0..)
-        .map(|(text, k)| match &model.seeds {
+    s.push_str("<p>The Behaviour Suite for Reinforcement Learning (bsuite) runs an agent on 23 small experiments, each probing one capability (basic learning, robustness to reward noise and scale, exploration, credit assignment, memory, generalization) and each reduced to a score between 0 and 1. This page shows the scores and the standard analysis plots of every experiment. The scores are also in <a href=\"scores.csv\">scores.csv</a> and <a href=\"scores.json\">scores.json</a>, per agent, seed, experiment and key issue.</p>\n");
+    s.push_str(&agent_toggles(model));
+    s.push_str("<h2 id=\"agent-list\">Agents</h2>\n<dl class=\"agents\">\n");
+    for (k, summary) in model.summaries.iter().enumerate() {
+        let seeds = match &model.seeds {
             Some(seeds) => format!(
-                "{text}: {}",
+                " <small>{}</small>",
                 escape(&crate::seeds::seeds_text(&seeds.seed_lists[k]))
             ),
-            None => text,
-        })
-        .collect();
-    s.push_str(&agents.join(", "));
-    s.push_str(".</p>\n");
+            None => String::new(),
+        };
+        let run = &model.runs[k];
+        let recorded = match (&run.agent, &run.description) {
+            (Some(agent), Some(description)) => format!(
+                "<br><small>Its run records agent <code>{}</code>: {}</small>",
+                escape(agent),
+                escape(description)
+            ),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "<dt{a}>{}{seeds}</dt><dd{a}>{}{recorded}</dd>",
+            escape(&summary.agent),
+            escape(&model.definition(k).text),
+            a = agent_attribute(&summary.agent)
+        );
+    }
+    s.push_str("</dl>\n");
 
     let warnings: Vec<String> = model
         .summaries
@@ -383,14 +477,12 @@ pub(crate) fn page(model: &Model) -> String {
     s.push_str("</ul></nav>\n");
 
     s.push_str("<h2 id=\"summary\">Summary</h2>\n<div class=\"pair\">\n");
-    s.push_str(&figure_html(&model.radar));
+    s.push_str(&figure_html(&model.radar, false));
+    s.push_str(&figure_html(&model.grid, false));
     s.push_str("</div>\n");
-    s.push_str(&figure_html(&model.bar));
-    if let Some(compare) = &model.compare {
-        s.push_str(&figure_html(compare));
-    }
+    s.push_str(&figure_html(&model.bar, true));
     if let Some(seeds) = &model.seeds {
-        s.push_str(&figure_html(&seeds.profile));
+        s.push_str(&figure_html(&seeds.profile, true));
         s.push_str(&pairs_html(model, seeds));
     }
 
@@ -438,7 +530,8 @@ pub(crate) fn page(model: &Model) -> String {
                     )
                 };
                 Some(format!(
-                    "<b>{}</b> {}{}{}",
+                    "<span{}><b>{}</b> {}{}{}</span>",
+                    agent_attribute(&summary.agent),
                     escape(&summary.agent),
                     escape(&e.score.to_string()),
                     escape(&over_seeds),
@@ -446,9 +539,9 @@ pub(crate) fn page(model: &Model) -> String {
                 ))
             })
             .collect();
-        let _ = writeln!(s, "<p>Score: {}.</p>", scores.join(", "));
+        let _ = writeln!(s, "<p>Score: {}.</p>", scores.join(" "));
         for figure in &section.figures {
-            s.push_str(&figure_html(figure));
+            s.push_str(&figure_html(figure, true));
         }
         s.push_str("</section>\n");
     }

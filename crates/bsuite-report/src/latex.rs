@@ -1,22 +1,28 @@
-//! The conference appendix: a preamble, a one-page appendix with placeholders for the agent
-//! definitions and the commentary, a details file (score tables and every per-experiment
-//! figure), a standalone host document and the bibliography.
+//! The conference appendix: a preamble, a one-page summary with placeholders for the
+//! commentary, a details file (score tables and every per-experiment figure), a standalone
+//! host document and the bibliography.
 //!
-//! The preamble and appendix mirror the structure of bsuite's `reports/` templates so they
+//! The preamble and appendix follow the structure of bsuite's `reports/` templates so they
 //! drop into the ICLR, NeurIPS and ICML styles the same way: `\input` the preamble before
-//! `\begin{document}` and the appendix after `\appendix`. Paths are relative to
+//! `\begin{document}` and the appendix after `\appendix`. The summary fits one page of the
+//! narrowest of them (5.5 in by 9 in; ICML's two columns are left for one, as bsuite's
+//! appendix does) for up to 16 agents: lists go to two columns past four agents, and the
+//! figures are drawn at the size they print (see [`crate::style`]), so LaTeX places each at
+//! its natural size. Wide tables are split by agents. Paths are relative to
 //! `\bsuitereportdir` (default `.`), so a host document elsewhere sets that macro first.
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use bsuite_analysis::experiments::in_plot_order;
-use bsuite_analysis::Score;
-
+use bsuite_analysis::plot::RADAR_TAGS;
 use bsuite_analysis::seeds::PairComparison;
 use bsuite_analysis::stats::Estimate;
+use bsuite_analysis::Score;
 
-use crate::model::{FigureFile, Model, SeedsModel};
-use bsuite_analysis::plot::RADAR_TAGS;
+use crate::model::{ExperimentSection, FigureFile, Model, SeedsModel};
+use crate::report::sentences;
+use crate::style::TEXT_WIDTH_POINTS;
 
 /// File name of the preamble.
 pub const PREAMBLE: &str = "bsuite_preamble.tex";
@@ -32,14 +38,24 @@ pub const BIBLIOGRAPHY: &str = "references.bib";
 /// Placeholder title, to be replaced by the paper's.
 pub const DEFAULT_TITLE: &str = "Your Paper Title";
 
-/// Escapes text for LaTeX's text mode.
+/// The line `\bsuitefigure` writes to the log for each figure it places: the figure's file
+/// and its placed width, which [`crate::check`] compares with the width it was drawn at.
+pub const PLACED_FIGURE_LOG: &str = "bsuite-figure:";
+
+/// Past this many agents, the summary's lists go in two columns in a smaller size.
+const COMPACT_AFTER: usize = 4;
+
+/// Escapes text for LaTeX's text mode; `^` followed by a word (`2^N`) becomes a
+/// superscript.
 ///
 /// ```
 /// assert_eq!(bsuite_report::latex::escape("deep_sea 50%"), r"deep\_sea 50\%");
+/// assert_eq!(bsuite_report::latex::escape("2^N"), r"2\textsuperscript{N}");
 /// ```
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
             '\\' => out.push_str(r"\textbackslash{}"),
             '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
@@ -47,6 +63,13 @@ pub fn escape(text: &str) -> String {
                 out.push(c);
             }
             '~' => out.push_str(r"\textasciitilde{}"),
+            '^' if chars.peek().is_some_and(|n| n.is_ascii_alphanumeric()) => {
+                out.push_str(r"\textsuperscript{");
+                while let Some(n) = chars.next_if(|n| n.is_ascii_alphanumeric()) {
+                    out.push(n);
+                }
+                out.push('}');
+            }
             '^' => out.push_str(r"\textasciicircum{}"),
             '<' => out.push_str(r"\textless{}"),
             '>' => out.push_str(r"\textgreater{}"),
@@ -56,32 +79,88 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// A one-line description (with citation) of bsuite's baseline agents, by their usual names.
-fn known_agent(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "random" => r"picks an action uniformly at random at every step.",
-        "dqn" => r"deep Q-networks \cite{mnih2015human}.",
-        "boot_dqn" | "bootstrapped_dqn" => {
-            r"an ensemble of DQN heads trained on bootstrapped data, each with a fixed random prior network \cite{osband2016deep,osband2018rpf}."
-        }
-        "actor_critic" => {
-            r"advantage actor-critic with a feedforward network \cite{mnih2016asynchronous}."
-        }
-        "actor_critic_rnn" => {
-            r"advantage actor-critic with a recurrent (LSTM) network \cite{mnih2016asynchronous}."
-        }
-        _ => return None,
-    })
+/// [`escape`], with a break allowed after each underscore, for running text full of
+/// experiment names, which TeX cannot hyphenate.
+fn escape_breakable(text: &str) -> String {
+    escape(text).replace(r"\_", r"\_\allowbreak{}")
 }
 
-fn preamble(model: &Model) -> String {
-    r"% bsuite report preamble, written by `cargo xtask report` (bsuite-rs).
+/// The agent `k`'s definition, with its citations.
+fn definition(model: &Model, k: usize) -> String {
+    let definition = model.definition(k);
+    let cite = if definition.cites.is_empty() {
+        String::new()
+    } else {
+        format!(r"~\cite{{{}}}", definition.cites)
+    };
+    match definition.text.split_once(';') {
+        // The citation goes after the agent's name, before the settings.
+        Some((what, rest)) if !cite.is_empty() => {
+            format!("{}{cite};{}", escape(what), escape(rest))
+        }
+        _ => {
+            let text = escape(&definition.text);
+            match text.strip_suffix('.') {
+                Some(body) => format!("{body}{cite}."),
+                None => format!("{text}{cite}"),
+            }
+        }
+    }
+}
+
+/// `\textbf{name} (k seeds)` of agent `k` (the seeds themselves are in the details).
+fn agent_label(model: &Model, k: usize) -> String {
+    let name = escape(&model.summaries[k].agent);
+    match &model.seeds {
+        Some(seeds) => {
+            let n = seeds.seed_lists[k].len();
+            format!(
+                r"\textbf{{{name}}} ({n} seed{})",
+                if n == 1 { "" } else { "s" }
+            )
+        }
+        None => format!(r"\textbf{{{name}}}"),
+    }
+}
+
+/// How the summary sets its lists for `agents` agents: one column in the text's size for
+/// a few, two columns smaller for more, smaller still past eight.
+fn list_size(agents: usize) -> Option<&'static str> {
+    match agents {
+        0..=COMPACT_AFTER => None,
+        5..=8 => Some(r"\footnotesize"),
+        _ => Some(r"\scriptsize"),
+    }
+}
+
+/// A bulleted list, in two columns in a smaller `size` when there are many agents.
+fn list(items: &[String], size: Option<&str>) -> String {
+    let mut s = String::new();
+    if let Some(size) = size {
+        let _ = writeln!(s, "{{{size}\n\\begin{{multicols}}{{2}}");
+    }
+    s.push_str("\\begin{itemize}[leftmargin=*, noitemsep, nolistsep]\n");
+    for item in items {
+        let _ = writeln!(s, "  \\item {item}");
+    }
+    s.push_str("\\end{itemize}\n");
+    if size.is_some() {
+        s.push_str("\\end{multicols}}\n");
+    }
+    s
+}
+
+fn preamble() -> String {
+    r"% bsuite report preamble, written by `bsuite report` (bsuite-rs).
 % \input this file before \begin{document}. The host document must load hyperref
 % (for \url and \href). Set the macros marked `user' before the \input to override them.
+% The figures are PDF 1.7; pdfTeX writes 1.5 unless told otherwise.
+\ifdefined\pdfminorversion\pdfminorversion=7\fi
 \usepackage{caption}
 \usepackage{changepage}
 \usepackage{enumitem}
 \usepackage{graphicx}
+\usepackage{multicol}
 
 \newcommand{\bsuite}{\texttt{bsuite}}
 \newcommand{\bsuiteversion}{\texttt{bsuite2019}}
@@ -89,20 +168,28 @@ fn preamble(model: &Model) -> String {
 
 % The report's title: a heavy rule, the section heading centred, a light rule.
 \newcommand{\bsuitetitle}[1]{%
-  \noindent\rule{\textwidth}{4pt}\vspace{-5mm}
-  \section[bsuite report: #1]{\hfil\LARGE\normalfont\bsuite{} report: #1\hfil}
-  \vspace{-2mm}\noindent\rule{\textwidth}{1pt}\vspace{1mm}}
+  \noindent\rule{\textwidth}{3pt}\vspace{-7mm}
+  \section[bsuite report: #1]{\hfil\large\normalfont\bsuite{} report: #1\hfil}
+  \vspace{-4.5mm}\noindent\rule{\textwidth}{0.8pt}\vspace{-1mm}}
 
-\newcommand{\bsuiteabstract}{%
-  \begin{adjustwidth}{1.5cm}{1.5cm}\small
+% The abstract; its optional argument is its size (smaller for many agents).
+\newcommand{\bsuiteabstract}[1][\small]{%
+  \begin{adjustwidth}{1cm}{1cm}#1
   The Behaviour Suite for Reinforcement Learning (\bsuite) is a set of small, targeted
-  experiments, each probing one core capability of a reinforcement learning agent: basic
-  learning, robustness to reward noise and scale, exploration, credit assignment, memory and
-  generalization. Every experiment sweeps a difficulty parameter and reduces the agent's
-  behaviour to a score between 0 and 1, so that agents can be compared like for like. This
-  report summarises agent performance on \bsuiteversion{}, obtained by running the experiments
-  from \bsuitegithub{} \cite{osband2019bsuite}.
+  experiments, each probing one core capability of a reinforcement learning agent and
+  reducing its behaviour to a score between 0 and 1. This report summarises agent
+  performance on \bsuiteversion{} \cite{osband2019bsuite}, from \bsuitegithub{}.
   \end{adjustwidth}}
+
+% Every figure is drawn at the size it prints: it is placed at that size (or shrunk to the
+% line if a host's line is narrower), and its placed width goes to the log, where
+% `bsuite report-check` checks that no text prints below 6 pt.
+\newsavebox{\bsuitebox}
+\newcommand{\bsuitefigure}[1]{%
+  \sbox{\bsuitebox}{\includegraphics{#1}}%
+  \ifdim\wd\bsuitebox>\linewidth\sbox{\bsuitebox}{\includegraphics[width=\linewidth]{#1}}\fi
+  \typeout{bsuite-figure: #1 \the\wd\bsuitebox}%
+  \usebox{\bsuitebox}}
 
 % user: the directory holding this report, relative to the host document.
 \providecommand{\bsuitereportdir}{.}
@@ -110,152 +197,116 @@ fn preamble(model: &Model) -> String {
 \providecommand{\bsuitecolab}{\href{YOUR-LINK-HERE}}
 % user: the two summary figures.
 \providecommand{\bsuiteradarplot}{\bsuitereportdir/images/radar_plot}
-\providecommand{\bsuitebarplot}{\bsuitereportdir/images/BAR_PLOT}
+\providecommand{\bsuitescoregrid}{\bsuitereportdir/images/score_grid}
 "
-    // Several agents: one facet per experiment with a bar per agent reads at this size,
-    // while one facet per agent grows too tall to.
-    .replace(
-        "BAR_PLOT",
-        if model.compare.is_some() {
-            "bar_plot_compare"
-        } else {
-            "bar_plot"
-        },
-    )
+    .to_string()
 }
 
 fn appendix(model: &Model) -> String {
     let mut s = String::new();
     s.push_str(
-        r"% bsuite report appendix, written by `cargo xtask report` (bsuite-rs).
+        r"% bsuite report appendix, written by `bsuite report` (bsuite-rs).
 % \input this file after \appendix; the preamble must be loaded.
-% Fill in the agent definitions and the results commentary below.
+% Fill in the results commentary below (and the agent definitions, if you wish).
 \newpage\onecolumn
-\ifdefined\newgeometry\newgeometry{top=20mm, bottom=20mm, left=20mm, right=20mm}\fi
 ",
     );
     let _ = writeln!(s, r"\bsuitetitle{{{}}}", escape(&model.title));
+    let abstract_size = if model.summaries.len() > 8 {
+        r"\footnotesize"
+    } else {
+        r"\small"
+    };
+    let _ = write!(
+        s,
+        r"\label{{app:bsuite-report}}
+\bsuiteabstract[{abstract_size}]
+"
+    );
     s.push_str(
-        r"\label{app:bsuite-report}
-\bsuiteabstract
-
+        r"
 \subsection{Agent definition}
 \label{app:bsuite-agents}
 ",
     );
     if model.definitions.is_empty() {
         s.push_str(
-            r"All agents were run on every \bsuite{} experiment with their default settings.
-% Say where the implementations come from and how they were configured.
-A short summary of each agent follows.
-\begin{itemize}[noitemsep, nolistsep]
-",
-        );
-    } else {
-        s.push_str(
-            r"Each agent and its configuration follow.
-\begin{itemize}[noitemsep, nolistsep]
+            r"% Say where the implementations come from and how they were configured.
 ",
         );
     }
-    for (k, summary) in model.summaries.iter().enumerate() {
-        let name = escape(&summary.agent);
-        // Over seeds, the count goes beside the name: every number of the report rests on it.
-        let count = match &model.seeds {
-            Some(seeds) => format!(
-                " ({})",
-                escape(&crate::seeds::seeds_text(&seeds.seed_lists[k]))
-            ),
-            None => String::new(),
-        };
-        if let Some(text) = model.definitions.get(&summary.agent) {
-            let _ = writeln!(s, r"  \item \textbf{{{name}}}{count}: {}", escape(text));
-            continue;
-        }
-        match known_agent(&summary.agent) {
-            Some(text) => {
-                let _ = writeln!(s, r"  \item \textbf{{{name}}}{count}: {text}");
-            }
-            None => {
-                let _ = writeln!(
-                    s,
-                    r"  \item \textbf{{{name}}}{count}: describe this agent here (algorithm, network, key settings)."
-                );
-            }
-        }
-    }
+    let compact = list_size(model.summaries.len());
+    let definitions: Vec<String> = (0..model.summaries.len())
+        .map(|k| format!("{}: {}", agent_label(model, k), definition(model, k)))
+        .collect();
+    s.push_str(&list(&definitions, compact));
     s.push_str(
-        r"\end{itemize}
-
+        r"
 \subsection{Summary scores}
 \label{app:bsuite-scores}
-Each \bsuite{} experiment gives a score between 0 and 1. Figure~\ref{fig:radar} averages
-these scores over the experiments of each key issue, as the standard analysis does;
-Figure~\ref{fig:bar} shows every experiment's score.
+Figure~\ref{fig:radar} averages the scores of each key issue's experiments and
+Figure~\ref{fig:grid} gives each experiment's;
 ",
     );
-    match &model.link {
-        Some(link) => {
-            let _ = writeln!(
-                s,
-                r"The full analysis of every experiment is at \href{{{}}}{{{}}}.",
-                link.replace('%', r"\%").replace('#', r"\#"),
-                escape(link)
-            );
-        }
-        None => s.push_str(
-            r"The full analysis of every experiment is at \bsuitecolab{this link}.
-",
+    let link = match &model.link {
+        Some(link) => format!(
+            r"\href{{{}}}{{{}}}",
+            link.replace('%', r"\%").replace('#', r"\#"),
+            escape(link)
         ),
-    }
-    // Every agent adds a line to the definitions and one to the commentary; the two
-    // figures give that room back so the summary stays on one page.
-    let figure_height = 60 - 5 * model.summaries.len().saturating_sub(3).min(4);
-    let bar_caption = if model.compare.is_some() {
-        r"The score of each \bsuite{} experiment, one bar per agent, coloured by agent."
-    } else {
-        r"The score of each \bsuite{} experiment, coloured by type."
+        None => r"\bsuitecolab{this link}".to_string(),
     };
-    s.push_str(
-        &r"Scores per experiment and the standard plots of each experiment are in
-Section~\ref{app:bsuite-details}.
+    let radar = sentences(&[
+        "Mean score of each key issue",
+        model
+            .radar
+            .title
+            .strip_prefix("Mean score per key issue.")
+            .unwrap_or(""),
+    ]);
+    let _ = write!(
+        s,
+        r"Section~\ref{{app:bsuite-details}} has tables and plots, and {link} the full analysis.
 
-\ifdefined\newgeometry\else\vspace{-2mm}\fi
-\begin{figure}[h!]
-\begin{minipage}[t]{0.48\textwidth}
-  \centering
-  \includegraphics[width=\textwidth,height=60mm,keepaspectratio]{\bsuiteradarplot}
-  \caption{A snapshot of agent behaviour: the mean score of each key issue.}
-  \label{fig:radar}
-\end{minipage}
-\hfill
-\begin{minipage}[t]{0.48\textwidth}
-  \centering
-  \includegraphics[width=\textwidth,height=60mm,keepaspectratio]{\bsuitebarplot}
-  \caption{BAR_CAPTION}
-  \label{fig:bar}
-\end{minipage}
-\end{figure}
-\ifdefined\newgeometry\else\vspace{-2mm}\fi
+\par\medskip\noindent
+\begin{{minipage}}[t]{{0.49\linewidth}}
+  \vspace{{0pt}}\centering
+  \bsuitefigure{{\bsuiteradarplot}}
+  \captionsetup{{hypcap=false}}\captionof{{figure}}{{{}}}
+  \label{{fig:radar}}
+\end{{minipage}}\hfill
+\begin{{minipage}}[t]{{0.49\linewidth}}
+  \vspace{{0pt}}\centering
+  \bsuitefigure{{\bsuitescoregrid}}
+  \captionsetup{{hypcap=false}}\captionof{{figure}}{{{}}}
+  \label{{fig:grid}}
+\end{{minipage}}
 
-\subsection{Results commentary}
-\label{app:bsuite-commentary}
+\subsection{{Results commentary}}
+\label{{app:bsuite-commentary}}
 % One bullet per agent: what it does well, where it fails, and why.
-\begin{itemize}[leftmargin=*, noitemsep, nolistsep]
-"
-        .replace("BAR_CAPTION", bar_caption)
-        .replace("height=60mm", &format!("height={figure_height}mm")),
+",
+        escape(&radar),
+        escape(&model.grid.title)
     );
-    for summary in model.summaries {
-        let _ = writeln!(
-            s,
-            r"  \item \textbf{{{}}}: comment on this agent's results here.",
-            escape(&summary.agent)
-        );
+    let mut comments: Vec<String> = model
+        .summaries
+        .iter()
+        .map(|a| {
+            format!(
+                r"\textbf{{{}}}: comment on its results here.",
+                escape(&a.agent)
+            )
+        })
+        .collect();
+    // The summary ends with its last line: the label goes there, not after the list, where a
+    // page break may fall before it.
+    if let Some(last) = comments.last_mut() {
+        last.push_str(r"\label{app:bsuite-summary-end}");
     }
+    s.push_str(&list(&comments, compact));
     s.push_str(
-        r"\end{itemize}
-\label{app:bsuite-summary-end}
+        r"
 
 % Score tables and the standard plots of every experiment; remove this line to keep the
 % report to its one summary page.
@@ -266,6 +317,7 @@ Section~\ref{app:bsuite-details}.
     s
 }
 
+/// A score as a table cell: two decimals, `$^\dagger$` when unfinished.
 fn score_cell(score: Option<Score>, finished: bool) -> String {
     match score {
         None => "--".into(),
@@ -275,106 +327,220 @@ fn score_cell(score: Option<Score>, finished: bool) -> String {
     }
 }
 
-/// `\includegraphics` of a figure at `width`, at most `height` times the text height.
-fn includegraphics(figure: &FigureFile, width: &str, height: &str) -> String {
+/// `0.48` as `.48` (and `-0.05` as `-.05`): intervals in tables read shorter so.
+fn short(v: f64) -> String {
+    // A value that rounds to zero is zero, not "-0.00".
+    let v = if v.abs() < 0.005 { 0.0 } else { v };
+    let text = format!("{v:.2}");
+    text.replacen("0.", ".", 1)
+}
+
+/// A cell with the interval after the score in a smaller size, where there is one.
+fn with_interval(cell: String, interval: Option<Estimate>) -> String {
+    match interval {
+        Some(e) if !e.value.is_nan() => {
+            format!(r"{cell} {{\scriptsize[{}, {}]}}", short(e.lo), short(e.hi))
+        }
+        _ => cell,
+    }
+}
+
+/// A cell with the interval below the score in a smaller size, where there is one (for
+/// tables with many columns).
+fn with_interval_below(cell: String, interval: Option<Estimate>) -> String {
+    match interval {
+        Some(e) if !e.value.is_nan() => format!(
+            r"\begin{{tabular}}[t]{{@{{}}c@{{}}}}{cell}\\[-1pt]{{\scriptsize[{}, {}]}}\end{{tabular}}",
+            short(e.lo),
+            short(e.hi)
+        ),
+        _ => cell,
+    }
+}
+
+/// Agent `k`'s intervals over seeds, where it has two or more seeds.
+fn intervals<'m>(model: &'m Model, k: usize) -> Option<&'m crate::seeds::AgentIntervals> {
+    model.seeds.as_ref()?.stats.intervals.get(k)?.as_ref()
+}
+
+/// Rough printed width, in points, of `text` at `size` points (DejaVu-like metrics are
+/// about half an em a character): enough to split tables before LaTeX would overflow.
+fn rough_width(text: &str, size: f64) -> f64 {
+    text.chars().count() as f64 * 0.5 * size
+}
+
+/// The agents split into groups whose columns, each `column` points wide, fit the narrowest
+/// text width beside `labels` points of row labels; groups of even size.
+fn column_groups(agents: usize, labels: f64, column: f64) -> Vec<Range<usize>> {
+    let most = (((TEXT_WIDTH_POINTS - labels) / column).floor() as usize).max(1);
+    let groups = agents.div_ceil(most).max(1);
+    let size = agents.div_ceil(groups);
+    (0..groups)
+        .map(|g| g * size..((g + 1) * size).min(agents))
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// Column headers for agents: upright when the names fit their columns, else turned up.
+fn agent_headers(model: &Model, range: Range<usize>, column: f64) -> String {
+    let names: Vec<String> = model.summaries[range]
+        .iter()
+        .map(|a| escape(&a.agent))
+        .collect();
+    let upright = model
+        .summaries
+        .iter()
+        .all(|a| rough_width(&a.agent, 8.0) <= column - 8.0);
+    names
+        .iter()
+        .map(|n| {
+            if upright {
+                n.clone()
+            } else {
+                format!(r"\rotatebox{{90}}{{{n}}}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" & ")
+}
+
+/// One table of a split, in an unbreakable block so its caption stays with it.
+fn table(caption: &str, label: Option<&str>, spec: &str, header: &str, rows: &str) -> String {
     format!(
-        r"\includegraphics[width={width},height={height}\textheight,keepaspectratio]{{\bsuitereportdir/{}}}",
-        figure.stem
+        r"
+\par\medskip\noindent\begin{{minipage}}{{\linewidth}}
+\centering\footnotesize\setlength{{\tabcolsep}}{{4pt}}
+\captionsetup{{hypcap=false}}\captionof{{table}}{{{caption}}}{}
+\begin{{tabular}}{{{spec}}}
+\hline
+{header} \\
+\hline
+{rows}\hline
+\end{{tabular}}
+\end{{minipage}}
+",
+        label.map_or(String::new(), |l| format!(r"\label{{{l}}}"))
     )
+}
+
+/// The caption of the `g`-th of `groups` tables of one kind: "(agents a to b)" when split.
+fn part(groups: &[Range<usize>], g: usize, model: &Model) -> String {
+    if groups.len() == 1 {
+        return String::new();
+    }
+    let range = &groups[g];
+    format!(
+        " (part {} of {}: {} to {})",
+        g + 1,
+        groups.len(),
+        escape(&model.summaries[range.start].agent),
+        escape(&model.summaries[range.end - 1].agent)
+    )
+}
+
+fn score_tables(model: &Model) -> String {
+    let agents = model.summaries;
+    let over_seeds = model.seeds.is_some();
+    let column = if over_seeds { 66.0 } else { 28.0 };
+    let seeds_words = match &model.seeds {
+        Some(seeds) => format!(
+            r" Agents with several seeds: the mean over seeds, with its {:.0}\% stratified \
+             bootstrap interval below it.",
+            100.0 * seeds.stats.bootstrap.confidence
+        ),
+        None => String::new(),
+    };
+    let mut s = String::new();
+    let groups = column_groups(agents.len(), 80.0, column);
+    for (g, range) in groups.iter().enumerate() {
+        let mut rows = String::new();
+        for (t, tag) in RADAR_TAGS.into_iter().enumerate() {
+            let cells: Vec<String> = range
+                .clone()
+                .map(|k| {
+                    let cell = score_cell(agents[k].tag(tag).map(|t| t.score), true);
+                    with_interval(cell, intervals(model, k).map(|i| i.tags[t]))
+                })
+                .collect();
+            let _ = writeln!(rows, r"{} & {} \\", escape(tag.as_str()), cells.join(" & "));
+        }
+        s.push_str(&table(
+            &format!(
+                "Mean score per key issue{} (experiments with a score only).{seeds_words}",
+                part(&groups, g, model)
+            ),
+            (g == 0).then_some("tab:bsuite-tags"),
+            &format!("l{}", "c".repeat(range.len())),
+            &format!(
+                "key issue & {}",
+                agent_headers(model, range.clone(), column)
+            ),
+            &rows,
+        ));
+    }
+    let groups = column_groups(agents.len(), 90.0, column);
+    for (g, range) in groups.iter().enumerate() {
+        let mut rows = String::new();
+        let mut previous = None;
+        for experiment in in_plot_order() {
+            let name = experiment.name;
+            // A rule between types: bsuite's order groups experiments by type.
+            let kind = experiment.kind();
+            if previous.is_some_and(|p| p != kind) {
+                rows.push_str("\\hline\n");
+            }
+            previous = Some(kind);
+            let cells: Vec<String> = range
+                .clone()
+                .map(|k| {
+                    let entry = agents[k].experiment(name);
+                    let cell = score_cell(
+                        entry.map(|e| e.score),
+                        entry.is_some_and(|e| e.progress.finished()),
+                    );
+                    let interval = intervals(model, k)
+                        .and_then(|i| i.experiments.iter().find(|(e, _)| *e == name))
+                        .map(|(_, e)| *e);
+                    with_interval(cell, interval)
+                })
+                .collect();
+            let _ = writeln!(rows, r"{} & {} \\", escape(name), cells.join(" & "));
+        }
+        s.push_str(&table(
+            &format!(
+                r"Score of each experiment{}, by type (basic, noise, scale, exploration, credit \
+                 assignment, memory). $^\dagger$: some runs have not reached the \
+                 experiment's episode count; --: no results; n/a: not enough data for a \
+                 score.{seeds_words}",
+                part(&groups, g, model)
+            ),
+            (g == 0).then_some("tab:bsuite-experiments"),
+            &format!("l{}", "c".repeat(range.len())),
+            &format!(
+                "experiment & {}",
+                agent_headers(model, range.clone(), column)
+            ),
+            &rows,
+        ));
+    }
+    s
 }
 
 fn details(model: &Model) -> String {
     let mut s = String::new();
-    let agents = model.summaries;
     s.push_str(
-        r"% bsuite report details, written by `cargo xtask report` (bsuite-rs); input by the appendix.
+        r"% bsuite report details, written by `bsuite report` (bsuite-rs); input by the appendix.
 \clearpage
 \subsection{Scores and standard analysis}
 \label{app:bsuite-details}
 Table~\ref{tab:bsuite-tags} gives the mean score of each key issue and
 Table~\ref{tab:bsuite-experiments} the score of each experiment. The figures that follow are
 the standard analysis plots of each experiment.
-
 ",
     );
-    let columns = "r".repeat(agents.len());
-    let header: Vec<String> = agents.iter().map(|a| escape(&a.agent)).collect();
-    let _ = write!(
-        s,
-        r"\begin{{center}}\small
-\captionsetup{{hypcap=false}}\captionof{{table}}{{Mean score per key issue (experiments with a score only).{}}}
-\label{{tab:bsuite-tags}}
-\begin{{tabular}}{{l{columns}}}
-\hline
-key issue & {} \\
-\hline
-",
-        match &model.seeds {
-            Some(seeds) => format!(
-                " Agents with several seeds: the mean over seeds, with its {:.0}\\% stratified \
-                 bootstrap interval in brackets.",
-                100.0 * seeds.stats.bootstrap.confidence
-            ),
-            None => String::new(),
-        },
-        header.join(" & ")
-    );
-    for (t, tag) in RADAR_TAGS.into_iter().enumerate() {
-        let cells: Vec<String> = agents
-            .iter()
-            .enumerate()
-            .map(|(k, a)| {
-                let cell = score_cell(a.tag(tag).map(|t| t.score), true);
-                let interval = (model.seeds.as_ref())
-                    .and_then(|seeds| seeds.stats.intervals[k].as_ref())
-                    .map(|i| i.tags[t]);
-                match interval {
-                    Some(e) if !e.value.is_nan() => {
-                        format!(r"{cell} {{\scriptsize [{:.2}, {:.2}]}}", e.lo, e.hi)
-                    }
-                    _ => cell,
-                }
-            })
-            .collect();
-        let _ = writeln!(s, r"{} & {} \\", escape(tag.as_str()), cells.join(" & "));
-    }
-    s.push_str("\\hline\n\\end{tabular}\n\\end{center}\n\n");
-
-    let _ = write!(
-        s,
-        r"\begin{{center}}\small
-\captionsetup{{hypcap=false}}\captionof{{table}}{{Score of each experiment. $^\dagger$: some runs have not reached the
-experiment's episode count; --: no results; n/a: not enough data for a score.}}
-\label{{tab:bsuite-experiments}}
-\begin{{tabular}}{{ll{columns}}}
-\hline
-experiment & type & {} \\
-\hline
-",
-        header.join(" & ")
-    );
-    for experiment in in_plot_order() {
-        let name = experiment.name;
-        let cells: Vec<String> = agents
-            .iter()
-            .map(|a| {
-                let entry = a.experiment(name);
-                score_cell(
-                    entry.map(|e| e.score),
-                    entry.is_some_and(|e| e.progress.finished()),
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            s,
-            r"{} & {} & {} \\",
-            escape(name),
-            escape(experiment.kind().as_str()),
-            cells.join(" & ")
-        );
-    }
-    s.push_str("\\hline\n\\end{tabular}\n\\end{center}\n");
-    let incomplete: Vec<String> = agents
+    s.push_str(&score_tables(model));
+    let incomplete: Vec<String> = model
+        .summaries
         .iter()
         .zip(&model.coverage)
         .filter(|(_, c)| !c.is_complete())
@@ -382,132 +548,143 @@ experiment & type & {} \\
             format!(
                 r"\textbf{{{}}}: {}.",
                 escape(&a.agent),
-                escape(&c.lines().join("; "))
+                escape_breakable(&c.lines().join("; "))
             )
         })
         .collect();
     if !incomplete.is_empty() {
-        let _ = writeln!(s, "\nIncomplete results. {}\n", incomplete.join(" "));
-    }
-
-    if let Some(compare) = &model.compare {
-        let _ = write!(
+        let _ = writeln!(
             s,
-            r"
-\begin{{center}}
-{}
-\captionsetup{{hypcap=false}}\captionof{{figure}}{{Each experiment's score, agents side by side.}}
-\label{{fig:bsuite-compare}}
-\end{{center}}
-",
-            includegraphics(compare, r"\linewidth", "0.62")
+            "\n\\par\\medskip\nIncomplete results. {}\n",
+            incomplete.join(" ")
         );
     }
-
+    s.push_str(&figure_block(&model.bar, "fig:bsuite-bars", None));
     if let Some(seeds) = &model.seeds {
         s.push_str(&seeds_details(model, seeds));
     }
-
     for section in &model.experiments {
-        let name = section.experiment.name;
-        // One unbreakable block per experiment, so its heading, text and plots stay together:
-        // the plots in a grid (two a row, or one a row when they hold several agents' panels
-        // side by side) under one caption.
-        let _ = write!(
-            s,
-            "\n\\par\\bigskip\\noindent\\begin{{minipage}}{{\\linewidth}}\n\\textbf{{\\large {}}}\\par\\smallskip\n{}\n",
-            escape(name),
-            escape(&section.description)
-        );
-        let scores: Vec<String> = agents
-            .iter()
-            .filter_map(|a| {
-                let e = a.experiment(name)?;
-                Some(format!(
-                    "{} {}",
-                    escape(&a.agent),
-                    score_cell(Some(e.score), e.progress.finished())
-                ))
-            })
-            .collect();
-        if !scores.is_empty() {
-            let _ = writeln!(s, "Score: {}.", scores.join(", "));
-        }
-        s.push_str("\\par\\medskip\n\\centering\n");
-        let is_wide = |f: &FigureFile| f64::from(f.size.0) > 2.0 * f64::from(f.size.1);
-        let wide_rows = section.figures.iter().filter(|f| is_wide(f)).count();
-        let half_rows = (section.figures.len() - wide_rows).div_ceil(2);
-        // Keep the whole block, text and caption included, within about 80% of a page.
-        let row_height = (0.72 / (wide_rows + half_rows).max(1) as f64).min(0.26);
-        let mut in_row = 0;
-        for figure in &section.figures {
-            let wide = is_wide(figure);
-            if wide || in_row == 2 {
-                if in_row > 0 {
-                    s.push_str("\\par\\medskip\n");
-                }
-                in_row = 0;
-            } else if in_row == 1 {
-                s.push_str("\\hfill\n");
-            }
-            let width = if wide {
-                r"\linewidth"
-            } else {
-                r"0.49\linewidth"
-            };
-            let height = format!("{row_height:.3}");
-            let _ = writeln!(
-                s,
-                "\\begin{{minipage}}[t]{{{width}}}\\centering\n{}\n\\end{{minipage}}%",
-                includegraphics(figure, r"\linewidth", &height)
-            );
-            in_row = if wide { 2 } else { in_row + 1 };
-        }
-        if section.figures.is_empty() {
-            s.push_str("\\end{minipage}\n");
-            continue;
-        }
-        let notes: Vec<String> = section
-            .figures
-            .iter()
-            .filter_map(|f| f.note.as_ref().map(|n| escape(n)))
-            .collect();
-        let titles: Vec<String> = section.figures.iter().map(|f| escape(&f.title)).collect();
-        let _ = write!(
-            s,
-            "\\par\\smallskip\n\\captionsetup{{hypcap=false}}\\captionof{{figure}}{{\\texttt{{{}}}: {}.{}}}\n\\label{{fig:bsuite-{name}}}\n\\end{{minipage}}\n",
-            escape(name),
-            titles.join("; "),
-            if notes.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", notes.join(" "))
-            }
-        );
+        s.push_str(&experiment_section(model, section));
     }
     s.push_str("\n\\label{app:bsuite-end}\n");
     s
 }
 
-/// The performance profile and, for every pair of agents, the tables of P(A > B) and of
-/// the difference of means per key issue.
-fn seeds_details(model: &Model, seeds: &SeedsModel) -> String {
-    let stats = &seeds.stats;
+/// A figure at its natural size with its caption, in an unbreakable block.
+fn figure_block(figure: &FigureFile, label: &str, prefix: Option<&str>) -> String {
+    let caption = sentences(&[
+        &escape_breakable(&figure.title),
+        &figure
+            .note
+            .as_deref()
+            .map(escape_breakable)
+            .unwrap_or_default(),
+    ]);
+    format!(
+        "\n\\par\\medskip\\noindent\\begin{{minipage}}{{\\linewidth}}\\centering\n\\bsuitefigure{{\\bsuitereportdir/{}}}\n\\captionsetup{{hypcap=false}}\\captionof{{figure}}{{{}{caption}}}\n\\label{{{label}}}\n\\end{{minipage}}\n",
+        figure.stem,
+        prefix.unwrap_or_default()
+    )
+}
+
+fn experiment_section(model: &Model, section: &ExperimentSection) -> String {
+    let name = section.experiment.name;
     let mut s = String::new();
+    let scores: Vec<String> = model
+        .summaries
+        .iter()
+        .enumerate()
+        .filter_map(|(k, a)| {
+            let e = a.experiment(name)?;
+            let cell = score_cell(Some(e.score), e.progress.finished());
+            let interval = intervals(model, k)
+                .and_then(|i| i.experiments.iter().find(|(n, _)| *n == name))
+                .filter(|(_, e)| !e.value.is_nan())
+                .map_or(String::new(), |(_, e)| {
+                    format!(" [{:.2}, {:.2}]", e.lo, e.hi)
+                });
+            Some(format!("{} {cell}{interval}", escape_breakable(&a.agent)))
+        })
+        .collect();
+    // The heading, the text and the first figure stay together; later figures follow in
+    // blocks of their own.
     let _ = write!(
         s,
-        r"
-\begin{{center}}
-{}
-\captionsetup{{hypcap=false}}\captionof{{figure}}{{{}}}
-\label{{fig:bsuite-profile}}
-\end{{center}}
-",
-        includegraphics(&seeds.profile, r"0.7\linewidth", "0.4"),
-        escape(&seeds.profile.title)
+        "\n\\par\\bigskip\\noindent\\begin{{minipage}}{{\\linewidth}}\n\\textbf{{\\large {}}}\\par\\smallskip\n{}\\par\n",
+        escape(name),
+        escape(&section.description)
     );
-    let columns = "c".repeat(RADAR_TAGS.len());
-    let tags: Vec<String> = RADAR_TAGS.iter().map(|t| escape(t.as_str())).collect();
+    if !scores.is_empty() {
+        let _ = writeln!(s, "Score: {}.\\par", scores.join(", "));
+    }
+    let prefix = format!(r"\texttt{{{}}}: ", escape(name));
+    match section.figures.split_first() {
+        None => s.push_str("\\end{minipage}\n"),
+        Some((first, rest)) => {
+            let block = figure_block(
+                first,
+                &format!("fig:bsuite-{}", figure_slug(first)),
+                Some(&prefix),
+            );
+            // The first block's minipage opens inside the section's.
+            s.push_str(&block);
+            s.push_str("\\end{minipage}\n");
+            for figure in rest {
+                s.push_str(&figure_block(
+                    figure,
+                    &format!("fig:bsuite-{}", figure_slug(figure)),
+                    Some(&prefix),
+                ));
+            }
+        }
+    }
+    s
+}
+
+/// The figure's file name: `deep_sea_scaling` for `images/deep_sea/deep_sea_scaling`.
+fn figure_slug(figure: &FigureFile) -> &str {
+    figure.stem.rsplit('/').next().unwrap_or(&figure.stem)
+}
+
+/// The performance profile and, for every pair of agents that both have seeds, the tables
+/// of P(A > B) and of the difference of means per key issue.
+fn seeds_details(model: &Model, seeds: &SeedsModel) -> String {
+    let stats = &seeds.stats;
+    let mut s = figure_block(&seeds.profile, "fig:bsuite-profile", None);
+    let comparable: Vec<_> = stats.pairs.iter().filter(|p| p.tags.is_some()).collect();
+    let several: Vec<&str> = (model.summaries.iter().zip(&stats.counts))
+        .filter(|(_, n)| **n > 1)
+        .map(|(a, _)| a.agent.as_str())
+        .collect();
+    let one: Vec<&str> = (model.summaries.iter().zip(&stats.counts))
+        .filter(|(_, n)| **n < 2)
+        .map(|(a, _)| a.agent.as_str())
+        .collect();
+    if comparable.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n\\par\\medskip\\noindent No pair of agents is compared over seeds: a comparison \
+             needs two or more seeds a side, and {}.",
+            match several.as_slice() {
+                [] => "no agent has them".to_string(),
+                [only] => format!("only {} has them", escape(only)),
+                _ => unreachable!("two agents with seeds make a comparable pair"),
+            }
+        );
+        return s;
+    }
+    let tags: Vec<String> = RADAR_TAGS
+        .iter()
+        .map(|t| format!(r"\rotatebox{{90}}{{{}}}", escape(t.as_str())))
+        .collect();
+    let left_out = if one.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Agents with one seed ({}) have no spread to compare and are left out.",
+            escape(&one.join(", "))
+        )
+    };
     for (what, label, pick) in [
         (
             "P(A $>$ B)",
@@ -518,61 +695,51 @@ fn seeds_details(model: &Model, seeds: &SeedsModel) -> String {
             c.difference
         }),
     ] {
-        let _ = write!(
-            s,
-            r"
-\begin{{center}}\small
-\captionsetup{{hypcap=false}}\captionof{{table}}{{{what} per key issue. {}}}
-\label{{{label}}}
-\resizebox{{\linewidth}}{{!}}{{%
-\begin{{tabular}}{{ll{columns}}}
-\hline
-A & B & {} \\
-\hline
-",
-            escape(&crate::seeds::pairs_caption(stats)),
-            tags.join(" & ")
-        );
-        for row in &stats.pairs {
-            let cells = match &row.tags {
-                Some(comparisons) => comparisons
-                    .iter()
-                    .map(|c| escape(&crate::seeds::estimate_text(&pick(c))))
-                    .collect::<Vec<_>>()
-                    .join(" & "),
-                None => {
-                    let count = |name: &str| {
-                        (model.summaries.iter())
-                            .position(|x| x.agent == name)
-                            .map_or(0, |k| stats.counts[k])
-                    };
-                    format!(
-                        r"\multicolumn{{{}}}{{l}}{{{}}}",
-                        RADAR_TAGS.len(),
-                        escape(&crate::seeds::needs_seeds_text(
-                            row,
-                            (count(&row.a), count(&row.b))
-                        ))
-                    )
-                }
-            };
-            let _ = writeln!(s, r"{} & {} & {cells} \\", escape(&row.a), escape(&row.b));
+        let mut rows = String::new();
+        for row in &comparable {
+            let Some(tags) = &row.tags else { continue };
+            let cells: Vec<String> = tags
+                .iter()
+                .map(|c| {
+                    let e = pick(c);
+                    if e.value.is_nan() {
+                        "n/a".into()
+                    } else {
+                        with_interval_below(format!("{:.2}", e.value), Some(e))
+                    }
+                })
+                .collect();
+            let _ = writeln!(
+                rows,
+                r"\begin{{tabular}}[t]{{@{{}}l@{{}}}}{}\\{}\end{{tabular}} & {} \\",
+                escape(&row.a),
+                escape(&row.b),
+                cells.join(" & ")
+            );
         }
-        s.push_str("\\hline\n\\end{tabular}}\n\\end{center}\n");
+        s.push_str(&table(
+            &format!(
+                "{what} per key issue, A above B. {}{left_out}",
+                escape(&crate::seeds::pairs_caption(stats))
+            ),
+            Some(label),
+            &format!("l{}", "c".repeat(RADAR_TAGS.len())),
+            &format!("A, B & {}", tags.join(" & ")),
+            &rows,
+        ));
     }
     s
 }
 
 fn standalone() -> String {
-    r"% A standalone bsuite report, written by `cargo xtask report` (bsuite-rs).
+    r"% A standalone bsuite report, written by `bsuite report` (bsuite-rs).
 % Build: pdflatex bsuite_report && bibtex bsuite_report && pdflatex bsuite_report && pdflatex bsuite_report
 \documentclass[10pt]{article}
 \input{bsuite_preamble}
 \usepackage[dvipsnames]{xcolor}
 \usepackage[margin=2cm]{geometry}
-\usepackage{titlesec}
 \usepackage[colorlinks=true, linkcolor={rgb:red,0;green,0;blue,140}, citecolor={rgb:red,0;green,0;blue,140}, urlcolor={rgb:red,0;green,0;blue,140}]{hyperref}
-\setlength{\parskip}{6pt}
+\setlength{\parskip}{4pt}
 \setlength{\parindent}{0pt}
 
 \begin{document}
@@ -640,10 +807,34 @@ fn bibliography() -> String {
 /// The LaTeX files of a report as `(file name, contents)`.
 pub(crate) fn files(model: &Model) -> Vec<(&'static str, String)> {
     vec![
-        (PREAMBLE, preamble(model)),
+        (PREAMBLE, preamble()),
         (APPENDIX, appendix(model)),
         (DETAILS, details(model)),
         (STANDALONE, standalone()),
         (BIBLIOGRAPHY, bibliography()),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_split_so_that_their_columns_fit_the_narrowest_text() {
+        assert_eq!(column_groups(4, 160.0, 44.0), vec![0..4]);
+        let groups = column_groups(12, 160.0, 44.0);
+        assert!(groups
+            .iter()
+            .all(|g| (g.len() as f64) * 44.0 + 160.0 <= TEXT_WIDTH_POINTS));
+        assert_eq!(groups.iter().map(|g| g.len()).sum::<usize>(), 12);
+        assert_eq!(groups.first().map(|g| g.start), Some(0));
+    }
+
+    #[test]
+    fn intervals_read_short() {
+        assert_eq!(short(0.484), ".48");
+        assert_eq!(short(-0.05), "-.05");
+        assert_eq!(short(1.0), "1.00");
+        assert_eq!(short(-0.001), ".00");
+    }
 }

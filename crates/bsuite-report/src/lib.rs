@@ -35,12 +35,13 @@ mod model;
 pub mod overview;
 pub mod render;
 pub mod report;
+pub mod score_files;
 mod seeds;
 pub mod style;
 
 use std::path::PathBuf;
 
-pub use report::{write, write_seeded, Options, Written};
+pub use report::{same_run, write, write_seeded, Options, Written};
 
 /// Everything that can go wrong while producing a report.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +52,18 @@ pub enum Error {
     /// Two agents share a name, so figures and tables could not tell them apart.
     #[error("two results directories have the agent name '{0}'; name them apart with DIR=NAME")]
     DuplicateAgent(String),
+    /// Two agents hold the very same run (the same manifest and rows, seed by seed): drawn as
+    /// two agents they would double its weight.
+    #[error(
+        "'{first}' and '{second}' are the same run (the same manifest and results); give it \
+         once"
+    )]
+    SameRun {
+        /// The first agent's name.
+        first: String,
+        /// The second's.
+        second: String,
+    },
     /// The output path is a results directory (it has a run's manifest or lock): a report
     /// there would mix its files into the results, even with `overwrite`.
     #[error(

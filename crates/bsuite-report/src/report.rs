@@ -12,13 +12,23 @@ use bsuite_analysis::{figures, summarize, AgentResults, Summary};
 use rayon::prelude::*;
 
 use crate::convert::Converter;
-use crate::model::{Coverage, ExperimentSection, FigureFile, Model, SeedsModel};
+use crate::model::{Coverage, ExperimentSection, FigureFile, Model, RunInfo, SeedsModel};
 use crate::render::render_svg;
-use crate::seeds::{self, SeedStats};
-use crate::{experiments, figure_drawing, html, latex, overview, Error};
+use crate::seeds::{self, SeedStats, SeedsShown};
+use crate::{experiments, figure_drawing, html, latex, overview, score_files, Error};
 
+/// Stem of the radar plot (the summary).
+const RADAR_STEM: &str = "images/radar_plot";
+/// Stem of the score grid (the summary).
+const GRID_STEM: &str = "images/score_grid";
+/// Stem of the bar plot with one facet per agent (the details, for one agent).
+const BAR_STEM: &str = "images/bar_plot";
+/// Stem of the bar plot with one facet per experiment (the details, for several agents).
+const COMPARE_STEM: &str = "images/bar_plot_compare";
 /// Stem of the performance profile, drawn when an agent has two or more seeds.
 const PROFILE_STEM: &str = "images/performance_profile";
+/// Each figure's printed size and smallest text, for `check` (relative to the report).
+pub const FIGURES_JSON: &str = "images/figures.json";
 
 /// Lists the files the last report wrote, so the next one can remove those it no longer
 /// writes (and nothing else).
@@ -68,21 +78,77 @@ struct Drawn {
     stem: String,
     title: String,
     note: Option<String>,
-    size: (u32, u32),
     svg: String,
 }
 
-fn svg_size(svg: &str) -> (u32, u32) {
-    let attribute = |name: &str| -> u32 {
+/// The printed size, in points, of an SVG this crate drew (its root's `width` and `height`).
+fn svg_size(svg: &str) -> (f64, f64) {
+    let head = svg.find('>').map_or(svg, |end| &svg[..end]);
+    let attribute = |name: &str| -> f64 {
         let pattern = format!(" {name}=\"");
-        svg.find(&pattern)
+        head.find(&pattern)
             .and_then(|at| {
-                let rest = &svg[at + pattern.len()..];
+                let rest = &head[at + pattern.len()..];
                 rest[..rest.find('"')?].parse::<f64>().ok()
             })
-            .map_or(0, |v| v.round() as u32)
+            .unwrap_or(0.0)
     };
     (attribute("width"), attribute("height"))
+}
+
+/// `images/figures.json`: per figure, its file stem, printed size in points and smallest
+/// text in points at that size, which `check` holds against the size LaTeX gives it.
+fn figures_json(figures: &[FigureFile]) -> String {
+    let rows: Vec<String> = figures
+        .iter()
+        .map(|f| {
+            format!(
+                "  {{\"stem\": \"{}\", \"width_pt\": {}, \"height_pt\": {}, \"min_text_pt\": {}}}",
+                f.stem,
+                f.size.0,
+                f.size.1,
+                f.min_text.map_or("null".to_string(), |p| format!("{p}"))
+            )
+        })
+        .collect();
+    format!("[\n{}\n]\n", rows.join(",\n"))
+}
+
+/// What a standard plot shows, from its kind and axes: "Average regret after 10000
+/// episodes, by noise scale".
+fn figure_caption(figure: &Figure) -> String {
+    use bsuite_analysis::plot::FigureKind;
+    let words = |label: &str| label.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (x, y) = (words(&figure.x.label), words(&figure.y.label));
+    let text = match figure.kind {
+        FigureKind::Learning | FigureKind::Regret => format!("{y} against {x}"),
+        FigureKind::Seeds => format!("{y} against {x}, one line per run"),
+        FigureKind::Average | FigureKind::Scale | FigureKind::Scaling | FigureKind::ScalingLog => {
+            format!("{y}, by {x}")
+        }
+    };
+    capitalised(text.trim_end_matches('.'))
+}
+
+/// `text` with its first letter in upper case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// `parts` as sentences: each non-empty one ends with exactly one full stop, and they are
+/// joined by a space.
+pub(crate) fn sentences(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .map(|p| p.trim().trim_end_matches('.').trim_end())
+        .filter(|p| !p.is_empty())
+        .map(|p| format!("{p}."))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Writes a report on `agents` into
@@ -97,11 +163,7 @@ pub fn write(agents: &[AgentResults], out_dir: &Path, options: &Options) -> Resu
         .map(|a| AgentRuns {
             name: &a.name,
             seeds: vec![(None, a)],
-            source: a.source.clone(),
-            written_by: a
-                .manifest
-                .as_ref()
-                .map(|m| format!("{m}: {}", m.description)),
+            run: RunInfo::of(a.manifest.as_ref()),
         })
         .collect();
     write_runs(&runs, out_dir, options)
@@ -126,29 +188,10 @@ pub fn write_seeded(
 ) -> Result<Written, Error> {
     let runs: Vec<AgentRuns> = agents
         .iter()
-        .map(|a| {
-            let first = a.seeds.first().map(|s| &s.results);
-            let several = a.seeds.len() > 1;
-            let source = first.and_then(|r| r.source.clone()).map(|dir| {
-                // A seed's directory sits in the agent's.
-                match (several, dir.parent()) {
-                    (true, Some(parent)) => parent.to_path_buf(),
-                    _ => dir,
-                }
-            });
-            let written_by = first.and_then(|r| r.manifest.as_ref()).map(|m| {
-                if several {
-                    format!("agent {}: {}", m.agent, m.description)
-                } else {
-                    format!("{m}: {}", m.description)
-                }
-            });
-            AgentRuns {
-                name: &a.name,
-                seeds: a.seeds.iter().map(|s| (s.seed, &s.results)).collect(),
-                source,
-                written_by,
-            }
+        .map(|a| AgentRuns {
+            name: &a.name,
+            seeds: a.seeds.iter().map(|s| (s.seed, &s.results)).collect(),
+            run: RunInfo::of(a.seeds.first().and_then(|s| s.results.manifest.as_ref())),
         })
         .collect();
     write_runs(&runs, out_dir, options)
@@ -158,14 +201,60 @@ pub fn write_seeded(
 struct AgentRuns<'a> {
     name: &'a str,
     seeds: Vec<(Option<u32>, &'a AgentResults)>,
-    source: Option<PathBuf>,
-    written_by: Option<String>,
+    run: RunInfo,
 }
 
-/// `results` as an agent of its own, for the analysis' figures, which take a slice.
-fn copy_runs(results: &AgentResults) -> AgentResults {
+impl AgentRuns<'_> {
+    /// Whether `other` holds the very same run: every seed with the same manifest and the
+    /// same rows (results without a manifest are no run that can be named, so never).
+    fn same_run(&self, other: &AgentRuns) -> bool {
+        self.seeds.len() == other.seeds.len()
+            && (self.seeds.iter().zip(&other.seeds)).all(|((_, a), (_, b))| {
+                a.manifest.is_some() && a.manifest == b.manifest && a.runs == b.runs
+            })
+    }
+}
+
+/// Whether `a` and `b` hold the very same run: every seed with the same manifest and the
+/// same rows (results without a manifest are no run that can be named, so never). A report
+/// refuses such a pair ([`Error::SameRun`]); a caller that gathers results from several
+/// places can drop one first.
+pub fn same_run(a: &SeededAgent, b: &SeededAgent) -> bool {
+    fn runs(x: &SeededAgent) -> Vec<(Option<u32>, &AgentResults)> {
+        x.seeds.iter().map(|s| (s.seed, &s.results)).collect()
+    }
+    let (a, b) = (
+        AgentRuns {
+            name: &a.name,
+            seeds: runs(a),
+            run: RunInfo::default(),
+        },
+        AgentRuns {
+            name: &b.name,
+            seeds: runs(b),
+            run: RunInfo::default(),
+        },
+    );
+    a.same_run(&b)
+}
+
+/// The first two of `agents` that hold the same run, by name.
+fn first_same_run(agents: &[AgentRuns]) -> Option<(String, String)> {
+    for (i, a) in agents.iter().enumerate() {
+        for b in &agents[i + 1..] {
+            if a.same_run(b) {
+                return Some((a.name.to_string(), b.name.to_string()));
+            }
+        }
+    }
+    None
+}
+
+/// `results` as an agent of its own named `name`, for the analysis' figures, which take a
+/// slice.
+fn copy_runs(results: &AgentResults, name: String) -> AgentResults {
     AgentResults {
-        name: results.name.clone(),
+        name,
         runs: results.runs.clone(),
         skipped: Vec::new(),
         manifest: results.manifest.clone(),
@@ -173,39 +262,58 @@ fn copy_runs(results: &AgentResults) -> AgentResults {
     }
 }
 
-/// Every experiment's standard plots; over several seeds, each figure drawn from every
-/// seed `k` (an agent with fewer seeds gives its last) and merged by
-/// [`seeds::merge_figure`]; each with whether it was merged (its caption then says so).
-fn experiment_plots(agents: &[AgentRuns]) -> Vec<(Figure, bool)> {
-    let most = agents.iter().map(|a| a.seeds.len()).max().unwrap_or(1);
-    let versions: Vec<Vec<Figure>> = (0..most)
-        .into_par_iter()
-        .map(|k| {
-            let of_seed: Vec<AgentResults> = agents
-                .iter()
-                .map(|a| copy_runs(a.seeds[k.min(a.seeds.len() - 1)].1))
-                .collect();
-            figures::all_figures(&of_seed)
+/// Every experiment's standard plots, one panel per agent. Each figure is drawn with one
+/// panel per (agent, seed), so that its colours, groups and axes are those of all the data,
+/// and then each agent's seeds are merged into one panel by [`seeds::merge_seed_panels`],
+/// which drops nothing; each figure comes with what the merge did, for its caption.
+fn experiment_plots(agents: &[AgentRuns]) -> Vec<(Figure, SeedsShown)> {
+    // A name no agent has: the agent's and the seed's position between NULs.
+    let panel_name = |agent: usize, seed: usize| format!("\u{0}{agent}\u{0}{seed}\u{0}");
+    let owner = |panel: &str| -> Option<usize> { panel.split('\u{0}').nth(1)?.parse().ok() };
+    let panels: Vec<AgentResults> = agents
+        .iter()
+        .enumerate()
+        .flat_map(|(i, a)| {
+            (a.seeds.iter().enumerate()).map(move |(k, (_, results))| (i, k, *results))
         })
+        .map(|(i, k, results)| copy_runs(results, panel_name(i, k)))
         .collect();
-    let mut versions = versions.into_iter();
-    let base = versions.next().unwrap_or_default();
-    if most == 1 {
-        return base.into_iter().map(|f| (f, false)).collect();
-    }
-    let others: Vec<Vec<Figure>> = versions.collect();
-    base.into_iter()
-        .map(|figure| {
-            let mut all = vec![figure];
-            for other in &others {
-                if let Some(same) = other
-                    .iter()
-                    .find(|f| f.experiment == all[0].experiment && f.name == all[0].name)
-                {
-                    all.push(same.clone());
+    let figures: Vec<Figure> = in_plot_order()
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .flat_map(|experiment| figures::experiment_figures(&panels, experiment))
+        .collect();
+    figures
+        .into_iter()
+        .map(|mut figure| {
+            let mut shown = SeedsShown::default();
+            let mut merged = Vec::new();
+            for (i, agent) in agents.iter().enumerate() {
+                let own: Vec<&bsuite_analysis::plot::Panel> = (figure.panels.iter())
+                    .filter(|p| owner(&p.agent) == Some(i))
+                    .collect();
+                if own.is_empty() {
+                    continue;
+                }
+                let (panel, what) = seeds::merge_seed_panels(agent.name, &own);
+                shown.means |= what.means;
+                shown.pooled |= what.pooled;
+                merged.push(panel);
+            }
+            figure.panels = merged;
+            // A note names the panel it is about: name the agent (and its seed) instead.
+            if let Some(note) = &mut figure.note {
+                for (i, agent) in agents.iter().enumerate() {
+                    for (k, (seed, _)) in agent.seeds.iter().enumerate() {
+                        let name = match (agent.seeds.len(), seed) {
+                            (1, _) | (_, None) => agent.name.to_string(),
+                            (_, Some(seed)) => format!("{} (seed {seed})", agent.name),
+                        };
+                        *note = note.replace(&panel_name(i, k), &name);
+                    }
                 }
             }
-            seeds::merge_figure(&all)
+            (figure, shown)
         })
         .collect()
 }
@@ -219,6 +327,9 @@ fn write_runs(agents: &[AgentRuns], out_dir: &Path, options: &Options) -> Result
         if !names.insert(agent.name) {
             return Err(Error::DuplicateAgent(agent.name.to_string()));
         }
+    }
+    if let Some((first, second)) = first_same_run(agents) {
+        return Err(Error::SameRun { first, second });
     }
     // The directory first: a report that cannot be written fails before drawing.
     let mut out = Output::open(out_dir, options.overwrite)?;
@@ -269,39 +380,57 @@ fn write_runs(agents: &[AgentRuns], out_dir: &Path, options: &Options) -> Result
     };
     let radar_svg = overview::radar_svg_with_bands(&radar, &radar_bands)?;
     drawn.push(Drawn {
-        stem: "images/radar_plot".into(),
+        stem: RADAR_STEM.into(),
         title: with_words("Mean score per key issue.", "Bands"),
         note: None,
-        size: svg_size(&radar_svg),
         svg: radar_svg,
     });
-    let mut bar = overview::bar_drawing(&bars);
-    overview::add_whiskers(&mut bar, &whiskers, true);
     drawn.push(Drawn {
-        stem: "images/bar_plot".into(),
-        title: with_words("Score of each experiment, coloured by type.", "Whiskers"),
+        stem: GRID_STEM.into(),
+        title: sentences(&[
+            if seed_stats.is_some() {
+                "Score per experiment (rows) and agent (columns; over seeds, the mean)"
+            } else {
+                "Score per experiment (rows) and agent (columns)"
+            },
+            if bars.any_unfinished {
+                "*: unfinished"
+            } else {
+                ""
+            },
+        ]),
         note: None,
-        size: bar.size,
+        svg: overview::score_grid_svg(&bars)?,
+    });
+    // The bars of every experiment: one facet per agent for one agent (bsuite's bar plot),
+    // one facet per experiment with a bar per agent for several.
+    let (bar_stem, mut bar, bar_title) = if summaries.len() > 1 {
+        (
+            COMPARE_STEM,
+            overview::compare_drawing(&bars),
+            "Each experiment's score, agents side by side.",
+        )
+    } else {
+        (
+            BAR_STEM,
+            overview::bar_drawing(&bars),
+            "Score of each experiment, coloured by type.",
+        )
+    };
+    overview::add_whiskers(&mut bar, &whiskers, summaries.len() == 1);
+    drawn.push(Drawn {
+        stem: bar_stem.into(),
+        title: with_words(bar_title, "Whiskers"),
+        note: None,
         svg: render_svg(&bar)?,
     });
-    if summaries.len() > 1 {
-        let mut compare = overview::compare_drawing(&bars);
-        overview::add_whiskers(&mut compare, &whiskers, false);
-        drawn.push(Drawn {
-            stem: "images/bar_plot_compare".into(),
-            title: with_words("Each experiment's score, agents side by side.", "Whiskers"),
-            note: None,
-            size: compare.size,
-            svg: render_svg(&compare)?,
-        });
-    }
     if let Some(stats) = &seed_stats {
         let thresholds = seeds::profile_thresholds();
         let profiles: Vec<overview::ProfileLine> = (stats.profiles.iter())
-            .zip(&radar.agents)
-            .map(|(p, agent)| overview::ProfileLine {
+            .enumerate()
+            .map(|(index, p)| overview::ProfileLine {
                 agent: p.agent.clone(),
-                colour: agent.colour,
+                index,
                 points: (thresholds.iter().zip(&p.points))
                     .map(|(&x, e)| (x, e.value, e.lo, e.hi))
                     .collect(),
@@ -316,24 +445,18 @@ fn write_runs(agents: &[AgentRuns], out_dir: &Path, options: &Options) -> Result
                 interval_words.clone().unwrap_or_default()
             ),
             note: None,
-            size: profile.size,
             svg: render_svg(&profile)?,
         });
     }
     let plots = experiment_plots(agents);
     let experiment_figures: Vec<Drawn> = plots
         .par_iter()
-        .map(|(plot, merged)| {
+        .map(|(plot, shown)| {
             let figure = figure_drawing::drawing(plot);
             Ok(Drawn {
                 stem: format!("images/{}/{}", plot.experiment, plot.name),
-                title: if *merged {
-                    format!("{}. {}", plot.title.trim_end_matches('.'), seeds::BAND_NOTE)
-                } else {
-                    plot.title.clone()
-                },
+                title: sentences(&[&figure_caption(plot), &shown.caption()]),
                 note: plot.note.clone(),
-                size: figure.size,
                 svg: render_svg(&figure)?,
             })
         })
@@ -351,10 +474,11 @@ fn write_runs(agents: &[AgentRuns], out_dir: &Path, options: &Options) -> Result
             let outlined = converter.to_outlined_svg(&d.svg, &prefix)?;
             Ok((
                 FigureFile {
+                    size: svg_size(&d.svg),
+                    min_text: overview::min_text_points(&d.svg),
                     stem: d.stem,
                     title: d.title,
                     note: d.note,
-                    size: d.size,
                     inline_svg: d.svg,
                 },
                 pdf,
@@ -370,19 +494,19 @@ fn write_runs(agents: &[AgentRuns], out_dir: &Path, options: &Options) -> Result
         contents.push((format!("{}.pdf", file.stem), pdf));
         figure_files.push(file);
     }
+    contents.push((
+        FIGURES_JSON.into(),
+        figures_json(&figure_files).into_bytes(),
+    ));
     let figure_count = figure_files.len();
-    let mut by_stem = figure_files.into_iter();
-    let radar = by_stem
-        .next()
-        .ok_or(Error::Draw("radar plot missing".into()))?;
-    let bar = by_stem
-        .next()
-        .ok_or(Error::Draw("bar plot missing".into()))?;
-    let compare = if summaries.len() > 1 {
-        by_stem.next()
-    } else {
-        None
+    let mut take = |stem: &str| -> Result<FigureFile, Error> {
+        let at = (figure_files.iter().position(|f| f.stem == stem))
+            .ok_or_else(|| Error::Draw(format!("{stem} missing")))?;
+        Ok(figure_files.remove(at))
     };
+    let radar = take(RADAR_STEM)?;
+    let grid = take(GRID_STEM)?;
+    let bar = take(bar_stem)?;
     let seeds = match seed_stats {
         Some(stats) => Some(SeedsModel {
             stats,
@@ -390,13 +514,11 @@ fn write_runs(agents: &[AgentRuns], out_dir: &Path, options: &Options) -> Result
                 .iter()
                 .map(|a| a.seeds.iter().map(|(s, _)| *s).collect())
                 .collect(),
-            profile: by_stem
-                .next()
-                .ok_or(Error::Draw("performance profile missing".into()))?,
+            profile: take(PROFILE_STEM)?,
         }),
         None => None,
     };
-    let rest: Vec<FigureFile> = by_stem.collect();
+    let rest: Vec<FigureFile> = figure_files;
     let experiments_with_data: Vec<ExperimentSection> = in_plot_order()
         .filter(|e| summaries.iter().any(|s| s.experiment(e.name).is_some()))
         .map(|experiment| {
@@ -420,12 +542,11 @@ fn write_runs(agents: &[AgentRuns], out_dir: &Path, options: &Options) -> Result
         link: options.link.clone(),
         definitions: options.definitions.clone(),
         summaries: &summaries,
-        sources: agents.iter().map(|a| a.source.clone()).collect(),
-        written_by: agents.iter().map(|a| a.written_by.clone()).collect(),
+        runs: agents.iter().map(|a| a.run.clone()).collect(),
         coverage: coverage.clone(),
         radar,
+        grid,
         bar,
-        compare,
         seeds,
         experiments: experiments_with_data,
     };
@@ -433,6 +554,14 @@ fn write_runs(agents: &[AgentRuns], out_dir: &Path, options: &Options) -> Result
         contents.push((name.to_string(), text.into_bytes()));
     }
     contents.push((html::INDEX.to_string(), html::page(&model).into_bytes()));
+    contents.push((
+        score_files::CSV.into(),
+        score_files::csv(&seeded).into_bytes(),
+    ));
+    contents.push((
+        score_files::JSON.into(),
+        score_files::json(&seeded).into_bytes(),
+    ));
     out.check_foreign(contents.iter().map(|(name, _)| name.as_str()))?;
     for (name, bytes) in &contents {
         out.write(name, bytes)?;

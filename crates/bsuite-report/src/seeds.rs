@@ -6,7 +6,7 @@
 //! one fixed [`Bootstrap`], so identical inputs give identical reports. A report whose agents
 //! all have one seed uses none of this and looks as it always did.
 
-use bsuite_analysis::plot::{Figure, PlotPoint, Series, RADAR_TAGS};
+use bsuite_analysis::plot::{Mark, Panel, PlotPoint, Series, RADAR_TAGS};
 use bsuite_analysis::seeds::{compare_agents, PairComparison, SeededSummary, TagSeeds};
 use bsuite_analysis::stats::{self, Bootstrap, Estimate};
 use bsuite_analysis::{ExperimentScore, Progress, Score, Summary, TagScore, Undefined};
@@ -213,82 +213,197 @@ pub(crate) fn shown_summary(agent: &SeededSummary) -> Summary {
     }
 }
 
-/// What a merged figure's band shows, appended to its caption.
-pub(crate) const BAND_NOTE: &str =
-    "Agents with several seeds: mean over seeds, band from the lowest to the highest seed.";
+/// What merging an agent's seeds did to a figure, for its caption.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct SeedsShown {
+    /// Some line or bar became the mean over seeds with a band or whisker.
+    pub means: bool,
+    /// Some points are every seed's, pooled, with their mean.
+    pub pooled: bool,
+}
 
-/// Merges one figure as drawn from each seed (`versions[k]` from every agent's seed `k`,
-/// or its last seed when it has fewer) into one: a series that is the same in every version
-/// (an agent with one seed) is kept as it is; one that differs becomes the mean over the
-/// versions at the x values they share, each point's band the lowest to the highest
-/// version (a smooth line's ribbon then shows the seeds' spread, not one seed's interval). Returns the figure and whether any series was merged.
-pub(crate) fn merge_figure(versions: &[Figure]) -> (Figure, bool) {
-    let mut merged = versions[0].clone();
-    let same_shape = versions.iter().all(|v| {
-        v.name == merged.name
-            && v.panels.len() == merged.panels.len()
-            && v.panels
-                .iter()
-                .zip(&merged.panels)
-                .all(|(p, q)| p.series.len() == q.series.len())
-    });
-    if !same_shape {
-        return (merged, false);
+impl SeedsShown {
+    /// The sentences the figure's caption gets; empty when nothing was merged.
+    pub fn caption(self) -> String {
+        let mut parts = Vec::new();
+        if self.means {
+            parts.push(
+                "Lines and bars of agents with several seeds are the mean over seeds, with a \
+                 band or whisker from the lowest to the highest seed.",
+            );
+        }
+        if self.pooled {
+            parts.push(
+                "Points of agents with several seeds are every seed's (each seed's points in \
+                 its own colour by outcome), with their mean in black where every seed has one.",
+            );
+        }
+        parts.join(" ")
     }
-    let mut any = false;
-    for (p, panel) in merged.panels.iter_mut().enumerate() {
-        for (s, series) in panel.series.iter_mut().enumerate() {
-            let all: Vec<&Series> = versions.iter().map(|v| &v.panels[p].series[s]).collect();
-            if all.iter().all(|v| v.points == series.points) {
-                continue;
-            }
-            if let Some(points) = mean_with_band(&all) {
-                series.points = points;
-                any = true;
+}
+
+/// Label of the series of means added over pooled points.
+pub(crate) const MEAN_LABEL: &str = "mean over seeds";
+
+/// Merges the panels of one agent's seeds (each drawn from one seed, in the same figure so
+/// that colours and groups agree) into one panel named `agent`. Nothing is dropped:
+/// - a series that is the same in every seed is kept as it is;
+/// - a line, smoothed line or set of bars becomes the mean over the seeds that have a value
+///   at each x (the union of the seeds' x values), each point's band the lowest to the
+///   highest seed;
+/// - points (a seed's outcome per setting) are pooled: every seed's points are drawn, and a
+///   black line with markers gives their mean at each x where every seed has a point.
+pub(crate) fn merge_seed_panels(agent: &str, panels: &[&Panel]) -> (Panel, SeedsShown) {
+    let mut shown = SeedsShown::default();
+    let first = panels[0];
+    if panels.iter().all(|p| p.series == first.series) {
+        return (
+            Panel {
+                agent: agent.to_string(),
+                series: first.series.clone(),
+            },
+            shown,
+        );
+    }
+    // Series are matched by what they are (label, colour, mark) and, among series alike
+    // (a line per run), by their order, not by position: a seed may lack a group another
+    // has, or split its points differently between outcomes.
+    let same = |a: &Series, b: &Series| {
+        a.label == b.label
+            && a.colour == b.colour
+            && std::mem::discriminant(&a.mark) == std::mem::discriminant(&b.mark)
+    };
+    fn nth_alike<'p>(
+        panel: &'p Panel,
+        kind: &Series,
+        n: usize,
+        same: impl Fn(&Series, &Series) -> bool,
+    ) -> Option<&'p Series> {
+        panel.series.iter().filter(|s| same(s, kind)).nth(n)
+    }
+    let mut kinds: Vec<(&Series, usize)> = Vec::new();
+    for panel in panels {
+        for (i, series) in panel.series.iter().enumerate() {
+            let n = panel.series[..i].iter().filter(|s| same(s, series)).count();
+            if !kinds.iter().any(|(k, m)| same(k, series) && *m == n) {
+                kinds.push((series, n));
             }
         }
     }
-    (merged, any)
+    let mut merged = Vec::new();
+    for (kind, n) in kinds {
+        let versions: Vec<&Series> = panels
+            .iter()
+            .filter_map(|p| nth_alike(p, kind, n, same))
+            .collect();
+        if versions.len() == panels.len() && versions.iter().all(|v| v.points == kind.points) {
+            merged.push(kind.clone());
+            continue;
+        }
+        match kind.mark {
+            Mark::Points { .. } => {
+                shown.pooled = true;
+                merged.push(Series {
+                    points: versions
+                        .iter()
+                        .flat_map(|v| v.points.iter().copied())
+                        .collect(),
+                    ..kind.clone()
+                });
+            }
+            Mark::Line { .. } | Mark::Smooth { .. } | Mark::Bars { .. } => {
+                shown.means = true;
+                merged.push(Series {
+                    points: mean_with_band(&versions),
+                    ..kind.clone()
+                });
+            }
+        }
+    }
+    if shown.pooled {
+        if let Some(means) = pooled_means(panels) {
+            merged.push(means);
+        }
+    }
+    (
+        Panel {
+            agent: agent.to_string(),
+            series: merged,
+        },
+        shown,
+    )
 }
 
-/// The mean of `versions`' points at the x values all of them have (in the first's order),
-/// each with the band from the lowest to the highest; `None` when they share none or the
-/// marks differ.
-fn mean_with_band(versions: &[&Series]) -> Option<Vec<PlotPoint>> {
-    let first = versions[0];
-    if versions.iter().any(|v| v.mark != first.mark) {
-        return None;
-    }
-    let points: Vec<PlotPoint> = first
-        .points
+/// The mean over seeds of the points series of `panels` at each x where every seed has a
+/// point (a seed's first point there), as a black line with markers.
+fn pooled_means(panels: &[&Panel]) -> Option<Series> {
+    let per_seed: Vec<Vec<PlotPoint>> = panels
         .iter()
-        .enumerate()
-        .filter_map(|(i, point)| {
+        .map(|p| {
+            (p.series.iter())
+                .filter(|s| matches!(s.mark, Mark::Points { .. }))
+                .flat_map(|s| s.points.iter().copied())
+                .collect()
+        })
+        .collect();
+    let mut xs: Vec<f64> = per_seed[0].iter().map(|p| p.x).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let points: Vec<PlotPoint> = xs
+        .into_iter()
+        .filter_map(|x| {
+            let ys: Vec<f64> = per_seed
+                .iter()
+                .map(|seed| seed.iter().find(|p| p.x == x).map(|p| p.y))
+                .collect::<Option<_>>()?;
+            Some(PlotPoint {
+                x,
+                y: ys.iter().sum::<f64>() / ys.len() as f64,
+                band: None,
+            })
+        })
+        .collect();
+    (!points.is_empty()).then(|| Series {
+        label: MEAN_LABEL.to_string(),
+        colour: "#000000",
+        mark: Mark::Line {
+            width: 1.0,
+            alpha: 0.8,
+            dashed: false,
+        },
+        points,
+    })
+}
+
+/// The mean of `versions`' points at every x any of them has (sorted), over the versions
+/// with a finite value there, each point's band the lowest to the highest.
+fn mean_with_band(versions: &[&Series]) -> Vec<PlotPoint> {
+    let mut xs: Vec<f64> = versions
+        .iter()
+        .flat_map(|v| v.points.iter().map(|p| p.x))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    xs.into_iter()
+        .filter_map(|x| {
             let ys: Vec<f64> = versions
                 .iter()
-                .map(|v| {
-                    // Usually the same x sits at the same index; look it up otherwise.
-                    match v.points.get(i) {
-                        Some(q) if q.x == point.x => Some(q.y),
-                        _ => v.points.iter().find(|q| q.x == point.x).map(|q| q.y),
-                    }
-                })
-                .collect::<Option<_>>()?;
-            let finite: Vec<f64> = ys.iter().copied().filter(|y| y.is_finite()).collect();
-            if finite.is_empty() {
+                .filter_map(|v| v.points.iter().find(|p| p.x == x).map(|p| p.y))
+                .filter(|y| y.is_finite())
+                .collect();
+            if ys.is_empty() {
                 return None;
             }
-            let mean = finite.iter().sum::<f64>() / finite.len() as f64;
-            let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let mean = ys.iter().sum::<f64>() / ys.len() as f64;
+            let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             Some(PlotPoint {
-                x: point.x,
+                x,
                 y: mean,
                 band: Some((lo, hi)),
             })
         })
-        .collect();
-    (!points.is_empty()).then_some(points)
+        .collect()
 }
 
 /// `0.512 [0.480, 0.545]`, or `n/a` for an estimate over no data.
@@ -312,14 +427,6 @@ pub(crate) fn seeds_text(seeds: &[Option<u32>]) -> String {
     }
 }
 
-/// Why a pair has no comparison: a side with fewer than two seeds.
-pub(crate) fn needs_seeds_text(row: &PairRow, counts: (usize, usize)) -> String {
-    format!(
-        "needs 2 or more seeds a side ({} has {}, {} has {})",
-        row.a, counts.0, row.b, counts.1
-    )
-}
-
 /// What the pair tables say about themselves.
 pub(crate) fn pairs_caption(stats: &SeedStats) -> String {
     format!(
@@ -340,7 +447,7 @@ mod tests {
     use bsuite_analysis::{figures, AgentResults};
     use std::path::Path;
 
-    fn catch_figure() -> Figure {
+    fn catch_figure() -> bsuite_analysis::plot::Figure {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/random_results");
         let agent = AgentResults::load("random", &dir).unwrap();
         let catch = bsuite_envs::experiments()
@@ -391,33 +498,102 @@ mod tests {
     #[test]
     fn a_series_that_differs_between_seeds_becomes_its_mean_with_a_band() {
         let figure = catch_figure();
-        let series = &figure.panels[0].series;
-        assert!(!series.is_empty() && series[0].points.len() > 1);
-        let mut other = figure.clone();
-        for point in &mut other.panels[0].series[0].points {
+        let panel = &figure.panels[0];
+        assert!(!panel.series.is_empty() && panel.series[0].points.len() > 1);
+        let mut other = panel.clone();
+        for point in &mut other.series[0].points {
             point.y += 0.5;
         }
-        let (merged, any) = merge_figure(&[figure.clone(), other]);
-        assert!(any);
-        assert_eq!(merged.title, figure.title);
-        for (m, p) in merged.panels[0].series[0]
-            .points
-            .iter()
-            .zip(&figure.panels[0].series[0].points)
-        {
+        let (merged, shown) = merge_seed_panels("random", &[panel, &other]);
+        assert_eq!(
+            shown,
+            SeedsShown {
+                means: true,
+                pooled: false
+            }
+        );
+        assert_eq!(merged.agent, "random");
+        for (m, p) in merged.series[0].points.iter().zip(&panel.series[0].points) {
             assert_eq!(m.x, p.x);
             assert!((m.y - (p.y + 0.25)).abs() < 1e-12);
             assert_eq!(m.band, Some((p.y, p.y + 0.5)));
         }
-        // Series that are the same over seeds (an agent with one seed) stay as they were.
+        // Series that are the same over seeds stay as they were.
         assert_eq!(
-            merged.panels[0].series[1..],
-            figure.panels[0].series[1..],
+            merged.series[1..],
+            panel.series[1..],
             "unchanged series were changed"
         );
-        let (same, any) = merge_figure(&[figure.clone(), figure.clone()]);
-        assert!(!any);
-        assert_eq!(same, figure);
+        let (same, shown) = merge_seed_panels("random", &[panel, panel]);
+        assert_eq!(shown, SeedsShown::default());
+        assert_eq!(same.series, panel.series);
+    }
+
+    fn points(label: &str, colour: &'static str, xy: &[(f64, f64)]) -> Series {
+        Series {
+            label: label.into(),
+            colour,
+            mark: Mark::Points {
+                size: 3.0,
+                alpha: 0.8,
+                shape: bsuite_analysis::plot::Shape::Circle,
+            },
+            points: xy
+                .iter()
+                .map(|&(x, y)| PlotPoint { x, y, band: None })
+                .collect(),
+        }
+    }
+
+    /// Seeds that disagree on which settings pass: every seed's point of every setting
+    /// stays, and the mean is drawn where every seed has one.
+    #[test]
+    fn points_of_seeds_that_disagree_are_pooled_with_their_mean() {
+        let a = Panel {
+            agent: "a#0".into(),
+            series: vec![
+                points("False", "#d73027", &[(1.0, 0.2)]),
+                points("True", "#313695", &[(2.0, 0.9), (3.0, 0.8)]),
+            ],
+        };
+        let b = Panel {
+            agent: "a#1".into(),
+            series: vec![points(
+                "False",
+                "#d73027",
+                &[(1.0, 0.4), (2.0, 0.3), (3.0, 0.1)],
+            )],
+        };
+        let (merged, shown) = merge_seed_panels("a", &[&a, &b]);
+        assert!(shown.pooled && !shown.means);
+        let all: Vec<(f64, f64)> = (merged.series.iter())
+            .filter(|s| s.label != MEAN_LABEL)
+            .flat_map(|s| s.points.iter().map(|p| (p.x, p.y)))
+            .collect();
+        for point in [
+            (1.0, 0.2),
+            (2.0, 0.9),
+            (3.0, 0.8),
+            (1.0, 0.4),
+            (2.0, 0.3),
+            (3.0, 0.1),
+        ] {
+            assert!(all.contains(&point), "{point:?} dropped from {all:?}");
+        }
+        let mean = merged
+            .series
+            .iter()
+            .find(|s| s.label == MEAN_LABEL)
+            .unwrap();
+        let ys: Vec<f64> = mean.points.iter().map(|p| p.y).collect();
+        assert_eq!(
+            mean.points.iter().map(|p| p.x).collect::<Vec<_>>(),
+            [1.0, 2.0, 3.0]
+        );
+        for (y, want) in ys.iter().zip([0.3, 0.6, 0.45]) {
+            assert!((y - want).abs() < 1e-12, "{ys:?}");
+        }
+        assert!(!shown.caption().is_empty());
     }
 
     #[test]

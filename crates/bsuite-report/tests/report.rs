@@ -52,7 +52,11 @@ fn report_has_every_figure_as_svg_and_pdf_and_the_documents() {
     ] {
         assert!(out.join(name).is_file(), "{name} missing");
     }
-    for stem in ["radar_plot", "bar_plot", "bar_plot_compare"] {
+    for name in ["scores.csv", "scores.json", "images/figures.json"] {
+        assert!(out.join(name).is_file(), "{name} missing");
+    }
+    // The summary's radar and score grid; two agents' bars side by side in the details.
+    for stem in ["radar_plot", "score_grid", "bar_plot_compare"] {
         for ext in ["svg", "pdf"] {
             let path = out.join(format!("images/{stem}.{ext}"));
             assert!(path.is_file(), "{} missing", path.display());
@@ -102,7 +106,11 @@ fn html_is_self_contained_and_covers_every_experiment() {
             "{experiment} section missing"
         );
     }
-    assert!(page.contains("<th>random</th><th>random_again</th>"));
+    assert!(page.contains(
+        r#"<th data-agent="random">random</th><th data-agent="random_again">random_again</th>"#
+    ));
+    // No path of the machine: a report names agents and its own files only.
+    assert!(!page.contains(&fixtures().display().to_string()));
     // The fixtures hold 5 of each experiment's ids, which the page must say.
     assert!(page.contains("partial sweeps"));
 }
@@ -164,11 +172,9 @@ fn six_agents_keep_the_summary_on_one_page() {
     bsuite_report::write(&agents, &out, &options).unwrap();
     let appendix = fs::read_to_string(out.join(latex::APPENDIX)).unwrap();
     assert!(appendix.contains(r"\item \textbf{f}: variant f, a sentence long enough to wrap."));
-    let preamble = fs::read_to_string(out.join(latex::PREAMBLE)).unwrap();
-    assert!(
-        preamble.contains("images/bar_plot_compare}"),
-        "several agents: one bar each"
-    );
+    // Several agents: their bars side by side in the details.
+    let details = fs::read_to_string(out.join(latex::DETAILS)).unwrap();
+    assert!(details.contains("images/bar_plot_compare}"));
     if check::pdflatex_available() {
         check::compile_and_check(&out).unwrap_or_else(|e| panic!("{e}"));
     } else {

@@ -1,9 +1,10 @@
 //! Single-seed reports keep their look: the bytes of every file of a one-agent and a
-//! two-agent report on the random-agent fixtures are those the report wrote before it
-//! learned about seeds (build 8a8bba2), pinned as one hash per file in
-//! `tests/fixtures/single_seed_report.txt` (with the fixtures' path, which the HTML names,
-//! written as `FIXTURES`, so that the pins hold wherever the checkout is). `BSUITE_BLESS=1`
-//! rewrites the pins, for a change that means to alter the single-seed look.
+//! two-agent report on the random-agent fixtures are pinned as one hash per file in
+//! `tests/fixtures/single_seed_report.txt` (last blessed for the print layout of issue 54:
+//! figures drawn at their printed size, the score grid, the split tables). Any path of the
+//! fixtures is written as `FIXTURES`, so that the pins hold wherever the checkout is, though
+//! a report should name none. `BSUITE_BLESS=1` rewrites the pins, for a change that means to
+//! alter the single-seed look.
 
 use std::fmt::Write as _;
 use std::fs;
