@@ -9,7 +9,7 @@
 //! all of deep_sea's, catch's and MNIST's, and lets replicas with different observation
 //! sizes share a batch; an ensemble's members sit side by side in one first-layer matrix,
 //! and each member's block is read with the matrix's row stride, straight into the member's
-//! activations. The later layers' products run slot by slot on the host ([`host::matmul`]),
+//! activations. The later layers' products run slot by slot on the host ([`matmul`]),
 //! forward and backward written out by hand: no autograd graph, and no LibTorch call in a
 //! step. An SGD step runs member by member (first layer, forward, loss, backward, update
 //! and first-layer gradients back to back, in one set of buffers every member reuses), so
@@ -21,7 +21,7 @@
 //! noise, when it has any.
 //!
 //! These products were LibTorch's batched products (`bmm`) until they were measured to be
-//! one fused multiply-add chain per output in MKL (see [`host::matmul`]); the host kernels
+//! one fused multiply-add chain per output in MKL (see [`matmul`]); the host kernels
 //! take the same order, so results did not change, and a step of either agent takes under
 //! half the time it took.
 //!
@@ -37,9 +37,15 @@ use crate::agent::{Agent, BatchAgent};
 use crate::agents::q_learning::greedy;
 use crate::agents::q_learning::sparse_replay::SparseReplay;
 use crate::config::Optimizer;
+use crate::host::activations::relu;
 use crate::host::dense::{Linear, Mlp, Params};
-use crate::host::truncated_normal;
-use crate::host::{self, pad16, AdamStep, EntriesByInput, Entry, Epilogue, OptStep, ReplicaSpec};
+use crate::host::dispatch::prefetch;
+use crate::host::linear::{add_dense_rows, add_rows};
+use crate::host::matmul::{matmul, matmul_columns, matmul_transposed, transpose, Epilogue};
+use crate::host::optimisers::{self, AdamStep, OptStep};
+use crate::host::sparse::{scatter_sparse_layer, sparse_relu_layer, EntriesByInput, Entry};
+use crate::host::sums::column_sums;
+use crate::host::{pad16, truncated_normal, ReplicaSpec};
 use crate::subnormals::FlushSubnormals;
 
 /// The first layer of one replica, on the host: `[obs_len, width]` weights.
@@ -173,7 +179,7 @@ impl FirstLayer {
         };
         let block = m * self.member_width;
         let b = &b[block..][..self.member_width];
-        host::sparse_relu_layer(out, b, inputs, &w[block..], self.width);
+        sparse_relu_layer(out, b, inputs, &w[block..], self.width);
     }
 
     /// Adds member `m`'s weight gradients for samples whose output gradients are the rows
@@ -186,7 +192,7 @@ impl FirstLayer {
         if regroup {
             self.by_input.group(inputs);
         }
-        host::scatter_sparse_layer(g, self.width, &self.by_input, deltas, width);
+        scatter_sparse_layer(g, self.width, &self.by_input, deltas, width);
     }
 
     /// Asks the CPU to fetch member `m`'s blocks of the rows this step touches (its
@@ -198,7 +204,7 @@ impl FirstLayer {
             let at = k as usize * self.width + block;
             for values in [&self.w, &self.target_w, &self.grad_w] {
                 for line in values[at..at + self.member_width].chunks(16) {
-                    host::prefetch(&line[0], false);
+                    prefetch(&line[0], false);
                 }
             }
         }
@@ -229,7 +235,7 @@ impl FirstLayer {
         for t in state.synced + 1..=self.now {
             let step = self.recent[(t % DORMANCY_CHECK_PERIOD) as usize]
                 .expect("a row defers no step older than the last dormancy check");
-            host::adam_without_gradient(
+            optimisers::adam_without_gradient(
                 &mut self.w[at..at + width],
                 &mut self.m_w[at..at + width],
                 &mut self.v_w[at..at + width],
@@ -265,22 +271,22 @@ impl FirstLayer {
             OptStep::Sgd(learning_rate) => {
                 for &k in &self.touched {
                     let at = k as usize * width;
-                    host::sgd(
+                    optimisers::sgd(
                         &mut self.w[at..at + width],
                         &mut self.grad_w[at..at + width],
                         learning_rate,
                     );
                     self.rows[k as usize].dirty = true;
                 }
-                host::sgd(&mut self.b, &mut self.grad_b, learning_rate);
+                optimisers::sgd(&mut self.b, &mut self.grad_b, learning_rate);
             }
             OptStep::RmsProp(step) => {
                 for &k in &self.touched {
                     let at = k as usize * width;
                     let state = &mut self.rows[k as usize];
                     let skipped = t - 1 - state.dormant_since;
-                    host::decay(&mut self.v_w[at..at + width], step.decay, skipped);
-                    host::rmsprop(
+                    optimisers::decay(&mut self.v_w[at..at + width], step.decay, skipped);
+                    optimisers::rmsprop(
                         &mut self.w[at..at + width],
                         &mut self.v_w[at..at + width],
                         &mut self.grad_w[at..at + width],
@@ -289,7 +295,7 @@ impl FirstLayer {
                     state.dormant_since = t;
                     state.dirty = true;
                 }
-                host::rmsprop(&mut self.b, &mut self.v_b, &mut self.grad_b, step);
+                optimisers::rmsprop(&mut self.b, &mut self.v_b, &mut self.grad_b, step);
             }
         }
         for &k in &self.touched {
@@ -309,12 +315,12 @@ impl FirstLayer {
             let at = k as usize * width;
             if !state.active {
                 let skipped = t - 1 - state.dormant_since;
-                host::decay(&mut self.m_w[at..at + width], step.beta1, skipped);
-                host::decay(&mut self.v_w[at..at + width], step.beta2, skipped);
+                optimisers::decay(&mut self.m_w[at..at + width], step.beta1, skipped);
+                optimisers::decay(&mut self.v_w[at..at + width], step.beta2, skipped);
                 state.active = true;
                 self.active.push(k);
             }
-            host::adam(
+            optimisers::adam(
                 &mut self.w[at..at + width],
                 &mut self.m_w[at..at + width],
                 &mut self.v_w[at..at + width],
@@ -325,7 +331,7 @@ impl FirstLayer {
             state.dirty = true;
         }
         self.now = t;
-        host::adam(
+        optimisers::adam(
             &mut self.b,
             &mut self.m_b,
             &mut self.v_b,
@@ -571,7 +577,7 @@ struct Layout {
 
 impl Layout {
     /// Hidden layers `hidden` wide and up to `actions` actions, padded to multiples of 16:
-    /// `host::matmul` takes columns 16 at a time.
+    /// `matmul` takes columns 16 at a time.
     fn new(hidden: &[usize], actions: usize) -> Self {
         let mut dims: Vec<usize> = hidden.iter().map(|&h| pad16(h)).collect();
         dims.push(pad16(actions));
@@ -1119,7 +1125,7 @@ impl DqnReplicas {
                 );
                 // The first layer's gradients: the member's input gradient of a sample's
                 // row is its output gradient there.
-                host::column_sums(&mut first.grad_b[m * d0..(m + 1) * d0], &delta[..rows * d0]);
+                column_sums(&mut first.grad_b[m * d0..(m + 1) * d0], &delta[..rows * d0]);
                 let regroup =
                     m == 0 || samples != &member_samples[(m - 1) * batch..][..sample_counts[m - 1]];
                 first.accumulate_grad(m, &inputs_tm1, &delta[..rows * d0], regroup);
@@ -1176,15 +1182,15 @@ fn forward_slot(layout: &Layout, p: &[f32], acts: &mut [f32], rows: usize, order
         let hidden = i + 1 < layers;
         if order == Order::OneRow {
             out.copy_from_slice(b);
-            host::add_rows(out, x, w);
+            add_rows(out, x, w);
             if hidden {
-                host::relu(out);
+                relu(out);
             }
         } else {
             // A padded input adds an exact zero to a chain that never is -0.0.
             let w = &w[..layout.hidden[i] * fan_out];
             let then = Epilogue::relu_if(hidden);
-            host::matmul(out, x, (fan_in, 1), w, fan_out, Some(b), then);
+            matmul(out, x, (fan_in, 1), w, fan_out, Some(b), then);
         }
     }
 }
@@ -1209,7 +1215,7 @@ fn forward_transposed<'t>(
     let widest = layout.dims.iter().copied().max().expect("layers");
     let region = widest * rows;
     let first = &acts[..rows * layout.dims[0]];
-    host::transpose(
+    transpose(
         first,
         layout.dims[0],
         &mut acts_t[..layout.hidden[0] * rows],
@@ -1226,7 +1232,7 @@ fn forward_transposed<'t>(
         let x_t = &done[i * region..][..inputs * rows];
         let out_t = &mut next[..outputs * rows];
         let then = Epilogue::relu_if(i + 1 < layers);
-        host::matmul_transposed(
+        matmul_transposed(
             out_t,
             rows,
             x_t,
@@ -1258,7 +1264,7 @@ fn optimise_slot(
             w_off..w_off + layout.hidden[i] * fan_out,
             b_off..b_off + fan_out,
         ] {
-            host::apply(
+            optimisers::apply(
                 &mut p[range.clone()],
                 &mut m[range.clone()],
                 &mut v[range.clone()],
@@ -1275,7 +1281,7 @@ fn optimise_slot(
 /// rows) into `delta`, down to the first layer's output. Sums skip padded inputs and
 /// outputs, whose terms are exact zeros; the gradients of padded inputs and outputs are
 /// never written and stay zero. A weight gradient's columns past the last whole vector of
-/// real outputs are taken 16 of its rows at a time ([`host::matmul_transposed`]).
+/// real outputs are taken 16 of its rows at a time ([`matmul_transposed`]).
 #[allow(clippy::too_many_arguments)]
 fn backward_slot(
     layout: &Layout,
@@ -1298,10 +1304,10 @@ fn backward_slot(
         let x = &acts[layout.act_offset(i, rows)..][..rows * fan_in];
         let g = &mut grad[w_off..][..inputs * fan_out];
         let whole = outputs / 16 * 16;
-        host::matmul_columns(g, x, (1, fan_in), d, fan_out, None, Epilogue::Store, whole);
+        matmul_columns(g, x, (1, fan_in), d, fan_out, None, Epilogue::Store, whole);
         let rest = &mut w_t[..(outputs - whole) * inputs];
         let cols = whole..outputs;
-        host::matmul_transposed(
+        matmul_transposed(
             rest,
             inputs,
             x,
@@ -1317,10 +1323,10 @@ fn backward_slot(
                 g[k * fan_out + j] = sum;
             }
         }
-        host::column_sums(&mut grad[b_off..][..fan_out], d);
+        column_sums(&mut grad[b_off..][..fan_out], d);
         let w_t = &mut w_t[..outputs * fan_in];
-        host::transpose(&p[w_off..][..fan_in * fan_out], fan_out, w_t);
-        host::matmul(
+        transpose(&p[w_off..][..fan_in * fan_out], fan_out, w_t);
+        matmul(
             d_in,
             d,
             (fan_out, 1),
@@ -1423,8 +1429,8 @@ impl BatchAgent for DqnReplicas {
             let first = &mut acts[..d0];
             first.copy_from_slice(&replica.first.b);
             replica.first.catch_up_inputs(&timestep.observation);
-            host::add_dense_rows(first, &timestep.observation, &replica.first.w);
-            host::relu(first);
+            add_dense_rows(first, &timestep.observation, &replica.first.w);
+            relu(first);
             forward_slot(
                 layout,
                 &stack.params[r * layout.row..][..layout.row],
@@ -1682,11 +1688,11 @@ mod tests {
                     let skipped = t - state.dormant_since;
                     match optimizer {
                         Optimizer::Adam => {
-                            host::decay(&mut m[at..at + self.width], 0.9, skipped);
-                            host::decay(&mut v[at..at + self.width], 0.999, skipped);
+                            optimisers::decay(&mut m[at..at + self.width], 0.9, skipped);
+                            optimisers::decay(&mut v[at..at + self.width], 0.999, skipped);
                         }
                         Optimizer::RmsProp => {
-                            host::decay(&mut v[at..at + self.width], 0.9, skipped);
+                            optimisers::decay(&mut v[at..at + self.width], 0.9, skipped);
                         }
                         Optimizer::Sgd => {}
                     }
@@ -1741,8 +1747,8 @@ mod tests {
             lazy.grad_b.copy_from_slice(&delta);
             let step = OptStep::new(optimizer, 1e-3, t);
             lazy.step(step, t);
-            host::apply(&mut w, &mut m, &mut v, &mut grad, step);
-            host::apply(&mut b, &mut m_b, &mut v_b, &mut delta.clone(), step);
+            optimisers::apply(&mut w, &mut m, &mut v, &mut grad, step);
+            optimisers::apply(&mut b, &mut m_b, &mut v_b, &mut delta.clone(), step);
             // Rows awake but untouched defer their updates until read: a copy brought up
             // to date has every step's weights; a target update every 5 steps (not a
             // divisor of the dormancy check's 8) brings the layer itself up to date.
