@@ -3,11 +3,9 @@
 //! give the same bits on every instruction set and platform.
 
 use super::dispatch::kernel;
-#[cfg(doc)]
-use super::matmul::Epilogue;
 
 /// `max(x, 0)`, keeping NaN (as LibTorch's relu does; `f32::max` would drop it): one
-/// element of [`relu`] and of [`Epilogue::Relu`].
+/// element of [`relu`] and of [`Epilogue::Relu`](crate::host::matmul::Epilogue::Relu).
 #[inline(always)]
 pub(crate) fn relu_of(x: f32) -> f32 {
     if x < 0.0 {
@@ -18,7 +16,7 @@ pub(crate) fn relu_of(x: f32) -> f32 {
 }
 
 /// `delta · [activation > 0]`: one element of [`relu_backward`] and of
-/// [`Epilogue::ReluBackward`].
+/// [`Epilogue::ReluBackward`](crate::host::matmul::Epilogue::ReluBackward).
 #[inline(always)]
 pub(crate) fn relu_backward_of(delta: f32, activation: f32) -> f32 {
     if activation > 0.0 {

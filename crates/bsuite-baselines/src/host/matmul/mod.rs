@@ -7,11 +7,6 @@ mod simd;
 
 use super::activations::{relu_backward_of, relu_of};
 use super::dispatch::{simd_level, SimdLevel};
-#[cfg(doc)]
-use super::{
-    activations::{relu, relu_backward},
-    linear::add_product,
-};
 
 /// What a product does to each output after its bias, before storing it. A ReLU or its
 /// backward applied in the product's registers saves a pass over the outputs.
@@ -19,9 +14,9 @@ use super::{
 pub(crate) enum Epilogue<'a> {
     /// Stores the outputs as they are.
     Store,
-    /// [`relu`]'s `max(x, 0)`, keeping NaN.
+    /// [`relu`](crate::host::activations::relu)'s `max(x, 0)`, keeping NaN.
     Relu,
-    /// [`relu_backward`]: zeroes the outputs whose element of this activation, laid out as
+    /// [`relu_backward`](crate::host::activations::relu_backward): zeroes the outputs whose element of this activation, laid out as
     /// the output, is not above zero.
     ReluBackward(&'a [f32]),
 }

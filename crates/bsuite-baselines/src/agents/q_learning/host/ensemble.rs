@@ -4,9 +4,16 @@
 
 use bsuite_envs::RandomState;
 
-use super::EnsembleSettings;
 use crate::host::dense::{Mlp, Params};
 use crate::host::sparse::Entry;
+
+/// What bootstrapped DQN adds to DQN's settings.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EnsembleSettings {
+    pub(crate) prior_scale: f32,
+    pub(crate) mask_prob: f64,
+    pub(crate) noise_scale: f64,
+}
 
 /// What a bootstrapped replica keeps beyond a DQN replica.
 pub(super) struct Ensemble {

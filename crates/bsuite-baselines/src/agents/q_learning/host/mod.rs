@@ -54,6 +54,7 @@ use crate::host::optimisers::OptStep;
 use crate::host::{pad16, truncated_normal, ReplicaSpec};
 use crate::subnormals::FlushSubnormals;
 use ensemble::Ensemble;
+pub(crate) use ensemble::EnsembleSettings;
 use first_layer::FirstLayer;
 use stack::{backward_slot, forward_slot, forward_transposed, optimise_slot, Layout, Order, Stack};
 
@@ -91,14 +92,6 @@ pub(crate) struct Settings {
     pub(crate) members: usize,
     /// A bootstrapped ensemble's own settings; `None` for DQN.
     pub(crate) ensemble: Option<EnsembleSettings>,
-}
-
-/// What bootstrapped DQN adds to DQN's settings.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct EnsembleSettings {
-    pub(crate) prior_scale: f32,
-    pub(crate) mask_prob: f64,
-    pub(crate) noise_scale: f64,
 }
 
 /// DQN or bootstrapped DQN replicas in lockstep on the CPU (see the module docs); a
