@@ -6,12 +6,17 @@
 //! aggregates and P(A > B) with rliable and checks that the point estimates equal ours to
 //! 1e-9 and the intervals agree within sampling error.
 
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result};
 use bsuite_analysis::seeds::{compare_agents, SeededAgent, SeededSummary};
 use bsuite_analysis::stats::Bootstrap;
 use bsuite_baselines::sweep::SweepArgs;
+use bsuite_envs::experiments::{
+    bandit, cartpole, catch, deep_sea, discounting_chain, memory_len, umbrella_length,
+};
+use bsuite_envs::Experiment;
 use clap::Parser;
 use serde_json::{json, Value};
 
@@ -21,6 +26,17 @@ use crate::libtorch::{run_status, workspace_root};
 /// pandas 3.1, hence the pin.
 pub const REQUIREMENTS: [&str; 2] = ["rliable==1.2.0", "pandas<3"];
 
+/// The experiments both agents run: one of each kind of task bsuite scores.
+static EXPERIMENTS: [&Experiment; 7] = [
+    &bandit::EXPERIMENT,
+    &catch::EXPERIMENT,
+    &cartpole::EXPERIMENT,
+    &discounting_chain::EXPERIMENT,
+    &umbrella_length::EXPERIMENT,
+    &deep_sea::EXPERIMENT,
+    &memory_len::EXPERIMENT,
+];
+
 /// Replicates on both sides: enough that the ends of a 95% interval move by about a
 /// hundredth of its width.
 const REPS: usize = 10_000;
@@ -29,6 +45,25 @@ const REPS: usize = 10_000;
 struct Sweep {
     #[command(flatten)]
     args: SweepArgs,
+}
+
+/// The random agent's sweep of [`EXPERIMENTS`], `episodes` episodes each, with `seed`
+/// into `results`, as `bench-all` reads it.
+fn sweep(episodes: &str, seed: u32, results: &Path) -> Result<Sweep> {
+    let (seed, results) = (seed.to_string(), results.to_string_lossy());
+    let mut args = vec!["bench-all", "random", "--ids"];
+    args.extend(EXPERIMENTS.iter().map(|e| e.name));
+    args.extend([
+        "--num-episodes",
+        episodes,
+        "--seed",
+        &seed,
+        "--results",
+        &results,
+        "--no-score",
+        "--plain",
+    ]);
+    Ok(Sweep::try_parse_from(args)?)
 }
 
 /// Runs the check.
@@ -43,26 +78,7 @@ pub fn run() -> Result<()> {
         let dir = work.join(name);
         for seed in 0..3 {
             let results = bsuite_analysis::seeds::seed_dir(&dir, seed);
-            let sweep = Sweep::try_parse_from([
-                "bench-all",
-                "random",
-                "--ids",
-                "bandit",
-                "catch",
-                "cartpole",
-                "discounting_chain",
-                "umbrella_length",
-                "deep_sea",
-                "memory_len",
-                "--num-episodes",
-                episodes,
-                "--seed",
-                &seed.to_string(),
-                "--results",
-                &results.to_string_lossy(),
-                "--no-score",
-                "--plain",
-            ])?;
+            let sweep = sweep(episodes, seed, &results)?;
             let agent = bsuite_baselines::factory::agent("random")?;
             bsuite_baselines::sweep::run_sweep("rliable-check", agent, &sweep.args)?;
         }
@@ -110,4 +126,28 @@ pub fn run() -> Result<()> {
         .args([&export, &scores, &compare])
         .arg(REPS.to_string());
     run_status(check, "the rliable cross-check (tests/rliable/check.py)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The check's sweep selects every id of its experiments and nothing else, with the
+    /// episodes, seed and directory it is given.
+    #[test]
+    fn the_sweep_runs_the_random_agent_on_every_id_of_its_experiments() {
+        let sweep = sweep("30", 2, Path::new("work/short/seed-2")).unwrap();
+        let args = &sweep.args;
+        assert_eq!(args.agent, "random");
+        assert_eq!(
+            (args.num_episodes, args.seed, args.results.as_deref()),
+            (Some(30), Some(2), Some(Path::new("work/short/seed-2")))
+        );
+        assert!(args.plain && args.no_score);
+        let mut ids = bsuite_baselines::sweep::select_ids(&args.ids).unwrap();
+        ids.sort();
+        let mut expected: Vec<_> = EXPERIMENTS.iter().flat_map(|e| e.ids()).collect();
+        expected.sort();
+        assert_eq!(ids, expected);
+    }
 }

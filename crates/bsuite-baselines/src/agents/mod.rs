@@ -43,6 +43,8 @@ pub mod random;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use bsuite_envs::Experiment;
+
 pub use crate::host::ReplicaSpec;
 #[cfg(feature = "libtorch")]
 pub use crate::libtorch::{check_device, Device, DeviceError};
@@ -225,7 +227,7 @@ fn replica_spec(setup: &AgentSetup) -> ReplicaSpec {
 /// What the agent named `agent` averaged per episode, in its shipped default sweep, on
 /// the experiments whose episode lengths depend on the agent's skill; empty for agents
 /// nothing has been measured of. Sweep planning only ([`AgentEntry::steps_per_episode`]).
-pub(crate) fn steps_per_episode(agent: &str) -> &'static [(&'static str, f64)] {
+pub(crate) fn steps_per_episode(agent: &str) -> &'static [(&'static Experiment, f64)] {
     match agent {
         "random" => &random::STEPS_PER_EPISODE,
         "dqn" => &dqn::STEPS_PER_EPISODE,

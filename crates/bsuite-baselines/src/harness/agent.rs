@@ -202,10 +202,10 @@ impl AgentEntry {
     /// assert!(dqn.steps_per_episode(cartpole) > 5.0 * random.steps_per_episode(cartpole));
     /// ```
     pub fn steps_per_episode(&self, id: BsuiteId) -> f64 {
-        let experiment = id.experiment().name;
+        let experiment = id.experiment();
         crate::agents::steps_per_episode(self.name)
             .iter()
-            .find(|(name, _)| *name == experiment)
+            .find(|(table, _)| std::ptr::eq(*table, experiment))
             .map_or_else(|| id.steps_per_episode(), |&(_, steps)| steps)
     }
 

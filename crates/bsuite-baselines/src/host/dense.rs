@@ -12,8 +12,11 @@
 use bsuite_envs::RandomState;
 
 use crate::config::Optimizer;
+use crate::host::activations::{lstm_cell, lstm_cell_backward, relu, relu_backward};
+use crate::host::linear::{add_product, add_weight_grad, backprop_input};
+use crate::host::optimisers::{self, OptStep};
+use crate::host::sums::add_column_sums;
 use crate::host::truncated_normal;
-use crate::host::{self, OptStep};
 
 /// A replica's parameters, their gradients and optimiser state (Adam's moments, or
 /// RMSProp's `ν` in `v`), in flat buffers; layers hold offsets into them.
@@ -67,7 +70,7 @@ impl Params {
     /// the last step, which it then clears.
     pub(crate) fn step(&mut self, optimizer: Optimizer, learning_rate: f64) {
         self.steps += 1;
-        host::apply(
+        optimisers::apply(
             &mut self.values,
             &mut self.m,
             &mut self.v,
@@ -128,7 +131,7 @@ impl Linear {
         for row in out.chunks_exact_mut(self.fan_out) {
             row.copy_from_slice(bias);
         }
-        host::add_product(out, input, self.weights(&params.values), self.fan_out);
+        add_product(out, input, self.weights(&params.values), self.fan_out);
     }
 
     /// Accumulates the gradients of `W` and `b` from the output gradient `delta` of rows
@@ -142,15 +145,15 @@ impl Linear {
     ) {
         let Params { values, grad, .. } = params;
         let (fan_in, fan_out) = (self.fan_in, self.fan_out);
-        host::add_weight_grad(
+        add_weight_grad(
             &mut grad[self.w..][..fan_in * fan_out],
             input,
             delta,
             fan_out,
         );
-        host::add_column_sums(&mut grad[self.b..][..fan_out], delta);
+        add_column_sums(&mut grad[self.b..][..fan_out], delta);
         if let Some(delta_in) = delta_in {
-            host::backprop_input(delta_in, delta, self.weights(values), fan_out);
+            backprop_input(delta_in, delta, self.weights(values), fan_out);
         }
     }
 }
@@ -221,7 +224,7 @@ impl Mlp {
             let out = &mut after[0][rows.start * layer.fan_out..rows.end * layer.fan_out];
             layer.forward(params, x, out);
             if i < last {
-                host::relu(out);
+                relu(out);
             }
         }
     }
@@ -250,7 +253,7 @@ impl Mlp {
             } else {
                 let delta_in = &mut before[i - 1][..rows * layer.fan_in];
                 layer.backward(params, x, delta, Some(delta_in));
-                host::relu_backward(delta_in, x);
+                relu_backward(delta_in, x);
             }
         }
     }
@@ -476,7 +479,7 @@ impl Lstm {
         for row in gates.chunks_exact_mut(g4) {
             row.copy_from_slice(bias);
         }
-        host::add_product(gates, x, self.w_x(&params.values), g4);
+        add_product(gates, x, self.w_x(&params.values), g4);
     }
 
     /// Finishes one step of each of the states `(h, c)` (rows of `[rows, H]`), whose
@@ -494,14 +497,14 @@ impl Lstm {
     ) {
         let (hid, g4) = (self.hidden, 4 * self.hidden);
         let rows = h_next.len() / hid;
-        host::add_product(
+        add_product(
             &mut gates[..rows * g4],
             &h[..rows * hid],
             self.w_h(values),
             g4,
         );
         for r in 0..rows {
-            host::lstm_cell(
+            lstm_cell(
                 &mut gates[r * g4..(r + 1) * g4],
                 &c[r * hid..(r + 1) * hid],
                 &mut c_next[r * hid..(r + 1) * hid],
@@ -527,7 +530,7 @@ impl Lstm {
         let mut dh_next = vec![0.0f32; hid];
         let mut dc_next = vec![0.0f32; hid];
         for t in (0..steps).rev() {
-            host::lstm_cell_backward(
+            lstm_cell_backward(
                 &unroll.gates[t * g4..(t + 1) * g4],
                 &unroll.c[t * hid..(t + 1) * hid],
                 &unroll.c[(t + 1) * hid..(t + 2) * hid],
@@ -538,27 +541,27 @@ impl Lstm {
             );
             let d = &unroll.delta_gates[t * g4..(t + 1) * g4];
             if t > 0 {
-                host::backprop_input(&mut dh_next, d, self.w_h(&params.values), g4);
+                backprop_input(&mut dh_next, d, self.w_h(&params.values), g4);
             }
         }
         let delta = &unroll.delta_gates[..steps * g4];
         let Params { values, grad, .. } = params;
         let w = self.gates.w;
         let (x_len, h_len) = (self.input * g4, hid * g4);
-        host::add_weight_grad(
+        add_weight_grad(
             &mut grad[w..w + x_len],
             &input[..steps * self.input],
             delta,
             g4,
         );
-        host::add_weight_grad(
+        add_weight_grad(
             &mut grad[w + x_len..w + x_len + h_len],
             &unroll.h[..steps * hid],
             delta,
             g4,
         );
-        host::add_column_sums(&mut grad[self.gates.b..self.gates.b + g4], delta);
-        host::backprop_input(
+        add_column_sums(&mut grad[self.gates.b..self.gates.b + g4], delta);
+        backprop_input(
             &mut delta_input[..steps * self.input],
             delta,
             self.w_x(values),
@@ -570,6 +573,7 @@ impl Lstm {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::linear::add_dense_rows;
 
     /// A nonzero initial state, so that its gradient path is exercised too.
     fn initial_state(hidden: usize) -> LstmState {
@@ -650,9 +654,9 @@ mod tests {
         let x: Vec<f32> = (0..rows * fan_in).map(|_| rng.randn() as f32).collect();
         let w: Vec<f32> = (0..fan_in * width).map(|_| rng.randn() as f32).collect();
         let mut out = vec![0.0; rows * width];
-        host::add_product(&mut out, &x, &w, width);
+        add_product(&mut out, &x, &w, width);
         let mut single = vec![0.0; width];
-        host::add_dense_rows(&mut single, &x[fan_in..2 * fan_in], &w);
+        add_dense_rows(&mut single, &x[fan_in..2 * fan_in], &w);
         assert_eq!(
             &out[width..2 * width],
             &single[..],
@@ -667,7 +671,7 @@ mod tests {
             }
         }
         let mut back = vec![0.0; rows * fan_in];
-        host::backprop_input(&mut back, &out, &w, width);
+        backprop_input(&mut back, &out, &w, width);
         for r in 0..rows {
             for k in 0..fan_in {
                 let sum: f64 = (0..width)

@@ -10,6 +10,8 @@
 #[cfg(feature = "libtorch")]
 pub(crate) mod libtorch;
 
+use bsuite_envs::{experiments, Experiment};
+
 use crate::agent::{AgentEntry, Batching};
 use crate::agents::a2c::actor_critic_keys;
 use crate::agents::a2c::host::ActorCriticReplicas;
@@ -45,14 +47,14 @@ pub(crate) static KEYS: [Key; 7] = actor_critic_keys("64,64");
 /// Mean steps per episode in `baselines/actor_critic` (5 seeds) on the experiments where the
 /// agent's skill sets episode lengths; sweep planning only
 /// ([`AgentEntry::steps_per_episode`]).
-pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
-    ("cartpole", 127.0),
-    ("cartpole_noise", 109.0),
-    ("cartpole_scale", 115.0),
-    ("cartpole_swingup", 998.0),
-    ("mountain_car", 1000.0),
-    ("mountain_car_noise", 1000.0),
-    ("mountain_car_scale", 995.0),
+pub(crate) static STEPS_PER_EPISODE: [(&Experiment, f64); 7] = [
+    (&experiments::cartpole::EXPERIMENT, 127.0),
+    (&experiments::cartpole_noise::EXPERIMENT, 109.0),
+    (&experiments::cartpole_scale::EXPERIMENT, 115.0),
+    (&experiments::cartpole_swingup::EXPERIMENT, 998.0),
+    (&experiments::mountain_car::EXPERIMENT, 1000.0),
+    (&experiments::mountain_car_noise::EXPERIMENT, 1000.0),
+    (&experiments::mountain_car_scale::EXPERIMENT, 995.0),
 ];
 
 /// The feed-forward actor-critic's factory entry.

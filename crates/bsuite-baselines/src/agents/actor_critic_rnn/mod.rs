@@ -12,6 +12,8 @@
 #[cfg(feature = "libtorch")]
 pub(crate) mod libtorch;
 
+use bsuite_envs::{experiments, Experiment};
+
 use crate::agent::{AgentEntry, Batching};
 use crate::agents::a2c::actor_critic_keys;
 use crate::agents::a2c::host::ActorCriticReplicas;
@@ -133,14 +135,14 @@ const fn rnn_keys(reset: &'static str) -> [Key; 9] {
 /// Mean steps per episode in `baselines/actor_critic_rnn` (3 seeds) on the experiments where the
 /// agent's skill sets episode lengths; sweep planning only
 /// ([`AgentEntry::steps_per_episode`]).
-pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
-    ("cartpole", 64.0),
-    ("cartpole_noise", 64.0),
-    ("cartpole_scale", 99.0),
-    ("cartpole_swingup", 991.0),
-    ("mountain_car", 1000.0),
-    ("mountain_car_noise", 1000.0),
-    ("mountain_car_scale", 1000.0),
+pub(crate) static STEPS_PER_EPISODE: [(&Experiment, f64); 7] = [
+    (&experiments::cartpole::EXPERIMENT, 64.0),
+    (&experiments::cartpole_noise::EXPERIMENT, 64.0),
+    (&experiments::cartpole_scale::EXPERIMENT, 99.0),
+    (&experiments::cartpole_swingup::EXPERIMENT, 991.0),
+    (&experiments::mountain_car::EXPERIMENT, 1000.0),
+    (&experiments::mountain_car_noise::EXPERIMENT, 1000.0),
+    (&experiments::mountain_car_scale::EXPERIMENT, 1000.0),
 ];
 
 /// The recurrent actor-critic's factory entry.

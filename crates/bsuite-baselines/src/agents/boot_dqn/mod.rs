@@ -10,6 +10,8 @@
 #[cfg(feature = "libtorch")]
 pub(crate) mod libtorch;
 
+use bsuite_envs::{experiments, Experiment};
+
 use crate::agent::{AgentEntry, Batching};
 use crate::agents::dqn::DqnConfig;
 use crate::agents::q_learning::host::{DqnReplicas, EnsembleSettings, Settings};
@@ -176,14 +178,14 @@ pub(crate) static KEYS: [Key; 15] = {
 /// Mean steps per episode in `baselines/boot_dqn` (seed 42) on the experiments where the
 /// agent's skill sets episode lengths; sweep planning only
 /// ([`AgentEntry::steps_per_episode`]).
-pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
-    ("cartpole", 380.0),
-    ("cartpole_noise", 381.0),
-    ("cartpole_scale", 333.0),
-    ("cartpole_swingup", 492.0),
-    ("mountain_car", 167.0),
-    ("mountain_car_noise", 234.0),
-    ("mountain_car_scale", 422.0),
+pub(crate) static STEPS_PER_EPISODE: [(&Experiment, f64); 7] = [
+    (&experiments::cartpole::EXPERIMENT, 380.0),
+    (&experiments::cartpole_noise::EXPERIMENT, 381.0),
+    (&experiments::cartpole_scale::EXPERIMENT, 333.0),
+    (&experiments::cartpole_swingup::EXPERIMENT, 492.0),
+    (&experiments::mountain_car::EXPERIMENT, 167.0),
+    (&experiments::mountain_car_noise::EXPERIMENT, 234.0),
+    (&experiments::mountain_car_scale::EXPERIMENT, 422.0),
 ];
 
 /// Bootstrapped DQN's factory entry.

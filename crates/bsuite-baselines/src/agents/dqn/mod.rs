@@ -12,6 +12,8 @@
 #[cfg(feature = "libtorch")]
 pub(crate) mod libtorch;
 
+use bsuite_envs::{experiments, Experiment};
+
 use crate::agent::{AgentEntry, Batching};
 use crate::agents::q_learning::host::{DqnReplicas, Settings};
 use crate::agents::q_learning::replay_keys;
@@ -122,14 +124,14 @@ pub(crate) static KEYS: [Key; 11] = replay_keys("0.001", "64,64", "32", "100", "
 /// Mean steps per episode in `baselines/dqn` (5 seeds) on the experiments where the
 /// agent's skill sets episode lengths; sweep planning only
 /// ([`AgentEntry::steps_per_episode`]).
-pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
-    ("cartpole", 688.0),
-    ("cartpole_noise", 668.0),
-    ("cartpole_scale", 484.0),
-    ("cartpole_swingup", 924.0),
-    ("mountain_car", 164.0),
-    ("mountain_car_noise", 188.0),
-    ("mountain_car_scale", 266.0),
+pub(crate) static STEPS_PER_EPISODE: [(&Experiment, f64); 7] = [
+    (&experiments::cartpole::EXPERIMENT, 688.0),
+    (&experiments::cartpole_noise::EXPERIMENT, 668.0),
+    (&experiments::cartpole_scale::EXPERIMENT, 484.0),
+    (&experiments::cartpole_swingup::EXPERIMENT, 924.0),
+    (&experiments::mountain_car::EXPERIMENT, 164.0),
+    (&experiments::mountain_car_noise::EXPERIMENT, 188.0),
+    (&experiments::mountain_car_scale::EXPERIMENT, 266.0),
 ];
 
 /// DQN's factory entry.

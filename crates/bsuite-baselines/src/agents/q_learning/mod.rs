@@ -1,5 +1,5 @@
 //! What DQN and bootstrapped DQN share: the keys of their tables ([`replay_keys`]), the
-//! host engine that runs both (`host.rs`: one
+//! host engine that runs both (`host/`: one
 //! replica per id, DQN as an ensemble of one), its replay (`sparse_replay.rs`), and, for the
 //! LibTorch definitions, the Q-network ensemble (`q_ensemble.rs`) and tensor replay
 //! (`replay.rs`).

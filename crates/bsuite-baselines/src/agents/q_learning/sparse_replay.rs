@@ -8,7 +8,8 @@
 
 use bsuite_envs::RandomState;
 
-use crate::host::{prefetch, Entry};
+use crate::host::dispatch::prefetch;
+use crate::host::sparse::Entry;
 
 /// A queue in one contiguous buffer: pushed at the back, dropped from the front, compacted
 /// now and then, so that any run of items is one slice.

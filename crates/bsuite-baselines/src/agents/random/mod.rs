@@ -1,6 +1,6 @@
 //! The uniformly random agent (bsuite's `baselines/random`).
 
-use bsuite_envs::{ActionSpec, RandomState, TimeStep};
+use bsuite_envs::{experiments, ActionSpec, Experiment, RandomState, TimeStep};
 
 use crate::agent::{Agent, AgentEntry};
 use crate::config::{Key, SEED};
@@ -59,14 +59,14 @@ pub(crate) static KEYS: [Key; 1] = [SEED];
 /// Mean steps per episode in `baselines/random` (5 seeds) on the experiments where the
 /// agent's skill sets episode lengths; sweep planning only
 /// ([`AgentEntry::steps_per_episode`]).
-pub(crate) const STEPS_PER_EPISODE: [(&str, f64); 7] = [
-    ("cartpole", 81.0),
-    ("cartpole_noise", 81.0),
-    ("cartpole_scale", 81.0),
-    ("cartpole_swingup", 544.0),
-    ("mountain_car", 1000.0),
-    ("mountain_car_noise", 1000.0),
-    ("mountain_car_scale", 1000.0),
+pub(crate) static STEPS_PER_EPISODE: [(&Experiment, f64); 7] = [
+    (&experiments::cartpole::EXPERIMENT, 81.0),
+    (&experiments::cartpole_noise::EXPERIMENT, 81.0),
+    (&experiments::cartpole_scale::EXPERIMENT, 81.0),
+    (&experiments::cartpole_swingup::EXPERIMENT, 544.0),
+    (&experiments::mountain_car::EXPERIMENT, 1000.0),
+    (&experiments::mountain_car_noise::EXPERIMENT, 1000.0),
+    (&experiments::mountain_car_scale::EXPERIMENT, 1000.0),
 ];
 
 /// The random agent's factory entry.
