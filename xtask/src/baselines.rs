@@ -160,10 +160,30 @@ pub struct PackArgs {
     pub overwrite: bool,
 }
 
+/// The names `--baselines` reads as something other than a baseline.
+const RESERVED_NAMES: [&str; 1] = ["all"];
+
+/// Checks a baseline's name as `study` checks a variant's: it names files of its own in
+/// `--out` (letters, digits, `_`, `-`, `.`; not `.` or `..`, no `/`), and is not a word
+/// `--baselines` reserves.
+fn check_baseline_name(name: &str) -> Result<()> {
+    bsuite_baselines::sweep::check_name(name).map_err(|e| anyhow::anyhow!("baseline name {e}"))?;
+    if RESERVED_NAMES.contains(&name) {
+        bail!(
+            "'{name}' cannot name a baseline: --baselines {name} means every shipped \
+             baseline; choose another --name"
+        );
+    }
+    Ok(())
+}
+
 /// Runs `cargo xtask pack-baseline`: checks that `dir` is a complete sweep written by a
 /// known agent (in its default configuration unless named otherwise), then writes the
 /// archive and the scores.
 pub fn pack(args: &PackArgs) -> Result<()> {
+    if let Some(name) = &args.name {
+        check_baseline_name(name)?;
+    }
     let seeds = bsuite_analysis::seeds::seed_dirs(&args.dir)?;
     if seeds.is_empty() {
         let (summary, name) = check_complete(&args.dir, args.name.as_deref())?;
@@ -261,22 +281,30 @@ fn write_baseline(
     subdirs: &[String],
     scores: &serde_json::Value,
 ) -> Result<()> {
+    check_baseline_name(name)?;
     let out = args.out.clone().unwrap_or_else(shipped);
     let archive = out.join(format!("{name}.tar.gz"));
     let json = out.join(format!("{name}.scores.json"));
-    if !args.overwrite {
-        // A shipped baseline is evidence others cite: replacing one is asked for.
-        if let Some(there) = [&archive, &json].into_iter().find(|p| p.exists()) {
-            bail!(
-                "{} exists; pass --overwrite to replace it, or --name or --out to write \
-                 elsewhere",
-                there.display()
-            );
-        }
-    }
+    // A shipped baseline is evidence others cite: replacing one is asked for, and only an
+    // earlier baseline's files are replaced.
+    let archive_file = crate::owned_file::Owned {
+        path: &archive,
+        what: "a baseline's archive",
+        is_ours: |bytes| bytes.starts_with(&[0x1f, 0x8b]),
+    };
+    let scores_file = crate::owned_file::Owned {
+        path: &json,
+        what: "a baseline's scores",
+        is_ours: |bytes| {
+            serde_json::from_slice::<serde_json::Value>(bytes)
+                .is_ok_and(|v| v.get("experiments").is_some())
+        },
+    };
+    archive_file.check(args.overwrite)?;
+    scores_file.check(args.overwrite)?;
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     write_archive(&args.dir, subdirs, &archive)?;
-    fs::write(&json, serde_json::to_string_pretty(scores)? + "\n")?;
+    scores_file.write((serde_json::to_string_pretty(scores)? + "\n").as_bytes())?;
     bsuite_baselines::errln!(
         "pack-baseline: {} ({} bytes) and {}",
         archive.display(),
@@ -305,25 +333,32 @@ fn write_archive(dir: &Path, subdirs: &[String], archive: &Path) -> Result<()> {
         }
     }
     files.sort();
-    let temp = archive.with_extension("tmp");
-    let gz = flate2::GzBuilder::new()
-        .mtime(0)
-        .write(fs::File::create(&temp)?, flate2::Compression::best());
-    let mut tar = tar::Builder::new(gz);
-    for name in &files {
-        let bytes = fs::read(dir.join(name))?;
-        let mut header = tar::Header::new_gnu();
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_mtime(0);
-        header.set_cksum();
-        tar.append_data(&mut header, name, bytes.as_slice())?;
-    }
-    let mut gz: GzEncoder<fs::File> = tar.into_inner()?;
-    gz.flush()?;
-    gz.finish()?;
-    fs::rename(&temp, archive)?;
-    Ok(())
+    let contents = files
+        .iter()
+        .map(|name| {
+            let path = dir.join(name);
+            fs::read(&path)
+                .map(|bytes| (name, bytes))
+                .with_context(|| format!("reading {}", path.display()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    crate::owned_file::write_new(archive, |file| {
+        let gz = flate2::GzBuilder::new()
+            .mtime(0)
+            .write(file, flate2::Compression::best());
+        let mut tar = tar::Builder::new(gz);
+        for (name, bytes) in &contents {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(bytes.len() as u64);
+            header.set_mode(0o644);
+            header.set_mtime(0);
+            header.set_cksum();
+            tar.append_data(&mut header, name, bytes.as_slice())?;
+        }
+        let mut gz: GzEncoder<&mut fs::File> = tar.into_inner()?;
+        gz.flush()?;
+        gz.finish().map(drop)
+    })
 }
 
 #[cfg(test)]

@@ -58,6 +58,7 @@ pub fn print_scores(args: &SweepArgs) -> Result<()> {
         reps: crate::score::DEFAULT_REPS,
         bootstrap_seed: 0,
         export: Vec::new(),
+        overwrite: false,
     };
     if let Err(err) = crate::score::run(&args) {
         bsuite_baselines::errln!(

@@ -36,8 +36,8 @@ pub struct SweepShape {
     /// bsuite_ids, experiments or tags to run (default: all 468).
     #[arg(long, num_args = 1.., value_name = "ID|EXPERIMENT|TAG|SWEEP|TESTING")]
     pub ids: Vec<String>,
-    /// Episodes per id instead of the reference's counts.
-    #[arg(long, value_name = "N")]
+    /// Episodes per id instead of the reference's counts (at least 1).
+    #[arg(long, value_name = "N", value_parser = bsuite_baselines::sweep::positive)]
     pub num_episodes: Option<usize>,
     /// The agent seed.
     #[arg(long)]
@@ -75,6 +75,9 @@ pub struct SlurmArgs {
     /// `#SBATCH --partition`.
     #[arg(long)]
     pub partition: Option<String>,
+    /// Replace the files of an earlier recipe in OUT.
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 /// Arguments of `cargo xtask cluster k8s`.
@@ -95,12 +98,31 @@ pub struct K8sArgs {
     /// the cluster's.
     #[arg(long)]
     pub storage_class: Option<String>,
-    /// Pods run at once (default: every shard).
-    #[arg(long)]
+    /// Pods run at once (default: every shard; at least 1).
+    #[arg(long, value_parser = bsuite_baselines::sweep::positive)]
     pub parallelism: Option<usize>,
     /// The YAML file written.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// Replace the YAML file of an earlier `cluster k8s`.
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+/// The line every recipe file starts with (after the shebang): what wrote it, and so
+/// what `--overwrite` may replace.
+const WRITTEN_BY: &str = "Written by `cargo xtask cluster";
+
+/// A recipe file at `path`, as a file of `cluster`'s own.
+fn recipe(path: &Path) -> crate::owned_file::Owned<'_> {
+    crate::owned_file::Owned {
+        path,
+        what: "a cluster recipe",
+        is_ours: |bytes| {
+            let head = &bytes[..bytes.len().min(400)];
+            String::from_utf8_lossy(head).contains(WRITTEN_BY)
+        },
+    }
 }
 
 /// Runs `cargo xtask cluster`.
@@ -108,12 +130,17 @@ pub fn run(target: &ClusterTarget) -> Result<()> {
     match target {
         ClusterTarget::Slurm(args) => {
             check(&args.sweep)?;
+            let files = slurm(args)?;
+            let paths: Vec<PathBuf> = files.iter().map(|(name, ..)| args.out.join(name)).collect();
+            // Every file is checked before any is written.
+            for path in &paths {
+                recipe(path).check(args.overwrite)?;
+            }
             fs::create_dir_all(&args.out)
                 .with_context(|| format!("creating {}", args.out.display()))?;
-            for (name, text, mode) in slurm(args)? {
-                let path = args.out.join(name);
-                fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-                set_mode(&path, mode)?;
+            for (path, (_, text, mode)) in paths.iter().zip(files) {
+                recipe(path).write(text.as_bytes())?;
+                set_mode(path, mode)?;
             }
             bsuite_baselines::outln!(
                 "wrote {0}/array.sbatch, {0}/finish.sbatch and {0}/submit.sh; submit with \
@@ -123,8 +150,10 @@ pub fn run(target: &ClusterTarget) -> Result<()> {
         }
         ClusterTarget::K8s(args) => {
             check(&args.sweep)?;
-            fs::write(&args.out, k8s(args)?)
-                .with_context(|| format!("writing {}", args.out.display()))?;
+            let text = k8s(args)?;
+            let out = recipe(&args.out);
+            out.check(args.overwrite)?;
+            out.write(text.as_bytes())?;
             bsuite_baselines::outln!(
                 "wrote {}; apply with `kubectl apply -f {}`",
                 args.out.display(),
@@ -145,10 +174,49 @@ fn set_mode(path: &Path, mode: u32) -> Result<()> {
     Ok(())
 }
 
-/// Refuses shapes that cannot run, before anything is written.
+/// Refuses a value with a control character (a newline would end a line of the recipe
+/// and start another, which the shell or Slurm would run or read as its own).
+fn plain_text(option: &str, value: &str) -> Result<()> {
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        bail!(
+            "{option} {value:?} holds the control character {c:?}; a recipe's values are \
+             written into its lines, so they may hold none"
+        );
+    }
+    Ok(())
+}
+
+/// A value for an `#SBATCH` line: as it is where Slurm reads it as one word, in double
+/// quotes (which sbatch removes) where it has spaces or characters a reader could take
+/// for more; one that double quotes cannot hold is refused.
+fn sbatch_value(option: &str, value: &str) -> Result<String> {
+    plain_text(option, value)?;
+    if value.contains(['"', '\\']) {
+        bail!("{option} {value:?}: an #SBATCH value cannot hold '\"' or '\\'");
+    }
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-=:,+@%".contains(c));
+    Ok(match plain {
+        true => value.to_string(),
+        false => format!("\"{value}\""),
+    })
+}
+
+/// Refuses shapes that cannot run, before anything is written: what `bench-all` would
+/// refuse (agent, ids, configuration, seed, episode count) is refused here, not on the
+/// cluster.
 fn check(sweep: &SweepShape) -> Result<()> {
     if sweep.shards == 0 || sweep.cpus == 0 {
         bail!("--shards and --cpus must be at least 1");
+    }
+    plain_text("--agent", &sweep.agent)?;
+    for id in &sweep.ids {
+        plain_text("--ids", id)?;
+    }
+    for pair in &sweep.config {
+        plain_text("--config", pair)?;
     }
     bsuite_baselines::factory::agent(&sweep.agent).or_else(|error| {
         match bsuite_baselines::factory::LIBTORCH_AGENTS.contains(&sweep.agent.as_str()) {
@@ -156,6 +224,28 @@ fn check(sweep: &SweepShape) -> Result<()> {
             false => Err(error),
         }
     })?;
+    let args = bsuite_baselines::sweep::SweepArgs {
+        agent: sweep.agent.clone(),
+        ids: sweep.ids.clone(),
+        results: None,
+        name: None,
+        config: sweep.config.clone(),
+        config_file: None,
+        jobs: sweep.cpus,
+        overwrite: false,
+        seed: sweep.seed,
+        seeds: None,
+        num_episodes: sweep.num_episodes,
+        shard: None,
+        shards: None,
+        lock: bsuite_logging::dir_lock::Locking::Flock,
+        batch_size: 0,
+        plain: true,
+        no_score: true,
+        estimate: false,
+        device: bsuite_baselines::factory::ComputeDevice::Cpu,
+    };
+    args.check_config()?;
     let ids = bsuite_baselines::sweep::select_ids(&sweep.ids)?;
     if sweep.shards > ids.len() {
         bail!(
@@ -215,6 +305,8 @@ fn slurm(args: &SlurmArgs) -> Result<Vec<(&'static str, String, u32)>> {
         absolute(&args.results)?,
         absolute(&args.out)?,
     );
+    plain_text("--prefix", &prefix)?;
+    plain_text("--results", &results)?;
     let name = format!("bsuite-{}", sweep.agent);
     let selection = shell_words(&sweep_args(sweep));
     let ids = match sweep.ids.is_empty() {
@@ -234,13 +326,18 @@ fn slurm(args: &SlurmArgs) -> Result<Vec<(&'static str, String, u32)>> {
     let _ = writeln!(array, "#SBATCH --job-name={name}");
     let _ = writeln!(array, "#SBATCH --array=0-{}", sweep.shards - 1);
     let _ = writeln!(array, "#SBATCH --cpus-per-task={}", sweep.cpus);
-    let _ = writeln!(array, "#SBATCH --output={out}/logs/%x-%A_%a.out");
+    let _ = writeln!(
+        array,
+        "#SBATCH --output={}",
+        sbatch_value("--out", &format!("{out}/logs/%x-%A_%a.out"))?
+    );
     for (key, value) in [
         ("time", &args.time),
         ("mem", &args.mem),
         ("partition", &args.partition),
     ] {
         if let Some(value) = value {
+            let value = sbatch_value(&format!("--{key}"), value)?;
             let _ = writeln!(array, "#SBATCH --{key}={value}");
         }
     }
@@ -283,7 +380,11 @@ fn slurm(args: &SlurmArgs) -> Result<Vec<(&'static str, String, u32)>> {
     let mut finish = header.clone();
     let _ = writeln!(finish, "#SBATCH --job-name={name}-finish");
     let _ = writeln!(finish, "#SBATCH --cpus-per-task=1");
-    let _ = writeln!(finish, "#SBATCH --output={out}/logs/%x-%j.out");
+    let _ = writeln!(
+        finish,
+        "#SBATCH --output={}",
+        sbatch_value("--out", &format!("{out}/logs/%x-%j.out"))?
+    );
     let _ = writeln!(finish, "set -euo pipefail");
     let _ = writeln!(finish, "PREFIX={}", quote(&prefix));
     let _ = writeln!(finish, "RESULTS={}", quote(&results));
@@ -327,6 +428,16 @@ fn yaml(text: &str) -> String {
 /// The Indexed Job and its volume claim.
 fn k8s(args: &K8sArgs) -> Result<String> {
     let sweep = &args.sweep;
+    for (option, value) in [
+        ("--image", Some(&args.image)),
+        ("--memory", Some(&args.memory)),
+        ("--storage", Some(&args.storage)),
+        ("--storage-class", args.storage_class.as_ref()),
+    ] {
+        if let Some(value) = value {
+            plain_text(option, value)?;
+        }
+    }
     let name = format!("bsuite-{}", sweep.agent.replace('_', "-"));
     let mut command = vec![
         "bsuite-run".to_string(),
@@ -422,6 +533,7 @@ mod tests {
             storage_class: Some("cephfs".into()),
             parallelism: None,
             out: PathBuf::from("job.yaml"),
+            overwrite: false,
         };
         let text = k8s(&args).unwrap();
         for expected in [
@@ -470,6 +582,7 @@ mod tests {
             storage_class: None,
             parallelism: Some(2),
             out: PathBuf::new(),
+            overwrite: false,
         })
         .unwrap()
         .contains("command: [\"bsuite-run\", \"dqn\""));
@@ -486,6 +599,7 @@ mod tests {
             time: Some("1-00:00:00".into()),
             mem: None,
             partition: None,
+            overwrite: false,
         };
         let files = slurm(&args).unwrap();
         let array = &files[0].1;

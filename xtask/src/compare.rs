@@ -30,15 +30,16 @@ pub struct CompareArgs {
     #[arg(value_name = "B")]
     pub b: OsString,
     /// Differences of mean score below this do not matter: the verdict calls the agents
-    /// equivalent when the difference's interval lies within it, and sizes the seeds
+    /// equivalent when the difference's interval lies within ±tolerance, one better when
+    /// the interval lies wholly beyond it, and otherwise inconclusive, sizing the seeds
     /// needed to detect it.
     #[arg(long, default_value_t = 0.05)]
     pub tolerance: f64,
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Bootstrap replicates behind the intervals.
-    #[arg(long, default_value_t = crate::score::DEFAULT_REPS, value_name = "N", value_parser = bsuite_baselines::sweep::positive)]
+    /// Bootstrap replicates behind the intervals (1000 to 1000000).
+    #[arg(long, default_value_t = crate::score::DEFAULT_REPS, value_name = "N", value_parser = bsuite_analysis::stats::parse_reps)]
     pub reps: usize,
     /// Seed of the bootstrap: the same seed gives the same intervals.
     #[arg(long, default_value_t = 0, value_name = "S")]
@@ -52,6 +53,12 @@ pub struct CompareArgs {
 /// baseline unpacked (as `NAME=DIR`).
 fn resolve(arg: &OsString) -> Result<OsString> {
     let text = arg.to_string_lossy();
+    if text.trim().is_empty() {
+        anyhow::bail!(
+            "an agent to compare is empty: give a results directory ([NAME=]DIR) or a \
+             shipped baseline's name"
+        );
+    }
     if Path::new(arg).exists() || text.contains('=') || text.contains('/') {
         return Ok(arg.clone());
     }
@@ -74,6 +81,9 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     }
     let dirs = [resolve(&args.a)?, resolve(&args.b)?];
     let agents = load_seeded_agents(&dirs, args.lenient)?;
+    for warning in agents.iter().flat_map(SeededAgent::warnings) {
+        bsuite_baselines::errln!("warning: {warning}");
+    }
     let summaries: Vec<SeededSummary> = agents.iter().map(SeededAgent::summarize).collect();
     let settings = bsuite_analysis::stats::Bootstrap {
         reps: args.reps,
@@ -178,9 +188,12 @@ fn table(
     }
     let _ = writeln!(
         out,
-        "\nA verdict needs two seeds a side; 'inconclusive' names the seeds a side that would\n\
-         detect a difference of the tolerance four times in five at the 5% level\n\
-         (n = 2.80² (sd_A² + sd_B²) / tolerance², sd over seeds of the mean score)."
+        "\nVerdicts: 'equivalent' when the interval of A − B lies within ±tolerance; 'better'\n\
+         when it lies wholly beyond the tolerance; otherwise 'inconclusive', which names the\n\
+         seeds a side that would detect a difference of the tolerance four times in five at\n\
+         the 5% level (n = 2.80² (sd_A² + sd_B²) / tolerance², sd over seeds of the mean\n\
+         score). A verdict needs two seeds a side, and an experiment both ran on a common\n\
+         bsuite_id."
     );
     out
 }

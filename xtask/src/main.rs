@@ -15,6 +15,7 @@ mod ids;
 mod install;
 mod libtorch;
 mod merge;
+mod owned_file;
 mod py_torch;
 mod python_tests;
 mod report;

@@ -4,7 +4,10 @@
 //!
 //! Copying the CSV files alone loses the manifest, and a later run could then claim
 //! another run's files; `merge` copies the manifest too, and only of directories that
-//! agree on everything that makes them one run.
+//! agree on everything that makes them one run. It copies only files the strict reader
+//! accepts, regular files under their bsuite names, and takes its place in `OUT`'s layout
+//! under `OUT`'s lock as every writer does. Directories of `seed-<s>/` runs are merged and
+//! verified seed by seed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -12,10 +15,13 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use bsuite_analysis::seeds::read_seed_dirs;
 use bsuite_envs::BsuiteId;
-use bsuite_logging::dir_lock::{self, Holder};
-use bsuite_logging::manifest::{RunManifest, MANIFEST_FILE};
-use bsuite_logging::results::{file_name, logged_episodes, ReadError, FILE_PREFIX};
+use bsuite_logging::dir_lock::{self, Holder, Locking};
+use bsuite_logging::manifest::{claim_layout, RunManifest, MANIFEST_FILE};
+use bsuite_logging::results::{
+    file_name, logged_episodes, read_run, seed_dir, Layout, ReadError, FILE_PREFIX,
+};
 use clap::Args;
 
 /// Arguments of `cargo xtask merge`.
@@ -25,7 +31,8 @@ pub struct MergeArgs {
     /// of the same run).
     #[arg(value_name = "OUT")]
     pub out: PathBuf,
-    /// The results directories to gather (shards' or nodes' directories of one run).
+    /// The results directories to gather (shards' or nodes' directories of one run), or
+    /// directories of `seed-<s>/` runs, gathered seed by seed into `OUT/seed-<s>/`.
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
 }
@@ -62,26 +69,51 @@ fn disagreement(a: &RunManifest, b: &RunManifest) -> Vec<String> {
     out
 }
 
-/// A directory's manifest, refusing what cannot be gathered with its provenance.
-fn manifest_of(dir: &Path) -> Result<RunManifest> {
+/// A directory's manifest, refusing what `command` (merge or verify) cannot take.
+fn manifest_of(dir: &Path, command: &str) -> Result<RunManifest> {
     let manifest = RunManifest::read(dir)?;
     let Some(manifest) = manifest else {
         bail!(
             "{} has no {MANIFEST_FILE}, so nothing says which agent, seed and episode count \
-             wrote its files; merge gathers only directories written by bsuite-rs runs",
+             wrote its files; {command} takes only results directories written by bsuite-rs \
+             runs (one seed's, or a directory of seed-<s>/ ones)",
             dir.display()
         );
     };
     if let Some(overwriting) = &manifest.overwriting {
         bail!(
-            "{} is in the middle of an --overwrite: {} of its files are still {}'s; run it \
-             again to finish before merging",
+            "{} is in the middle of an --overwrite: {} of its files are still those of {}; \
+             run it again to finish before {command}",
             dir.display(),
             overwriting.files.len(),
             overwriting.replacing
         );
     }
     Ok(manifest)
+}
+
+/// Refuses a path that is not a directory, saying what it is.
+fn existing_dir(dir: &Path) -> Result<()> {
+    match fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => bail!(
+            "{} is not a directory: name a results directory",
+            dir.display()
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("results directory {} does not exist", dir.display())
+        }
+        Err(e) => Err(e).with_context(|| format!("reading {}", dir.display())),
+    }
+}
+
+/// The seeds of a directory of `seed-<s>/` runs; empty for one run's directory.
+fn seeds_of(dir: &Path) -> Result<Vec<u32>> {
+    let seeds = read_seed_dirs(dir)?;
+    for skipped in &seeds.skipped {
+        bsuite_baselines::errln!("warning: {skipped}");
+    }
+    Ok(seeds.seeds.into_iter().map(|(seed, _)| seed).collect())
 }
 
 /// The bsuite results files of `dir`, by name.
@@ -100,38 +132,98 @@ fn results_files(dir: &Path) -> Result<BTreeSet<String>> {
 
 /// Runs `cargo xtask merge`.
 pub fn merge(args: &MergeArgs) -> Result<()> {
-    let summary = merge_dirs(&args.out, &args.dirs)?;
+    let (out, dirs) = (&args.out, &args.dirs);
+    let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::new();
+    for dir in dirs {
+        existing_dir(dir)?;
+        let real = dir.canonicalize()?;
+        if let Some((_, first)) = seen.iter().find(|(r, _)| *r == real) {
+            bail!(
+                "{} and {} are one directory, named twice: name each directory to merge once",
+                first.display(),
+                dir.display()
+            );
+        }
+        if out.canonicalize().ok().as_ref() == Some(&real) {
+            bail!("{} is both OUT and a directory to merge", dir.display());
+        }
+        seen.push((real, dir));
+    }
+    let kinds: Vec<Vec<u32>> = dirs.iter().map(|d| seeds_of(d)).collect::<Result<_>>()?;
+    let summary = match (
+        kinds.iter().all(Vec::is_empty),
+        kinds.iter().all(|k| !k.is_empty()),
+    ) {
+        (true, _) => merge_dirs(out, dirs)?,
+        (_, true) => merge_seeds(out, dirs, &kinds)?,
+        _ => {
+            let multi = dirs[kinds.iter().position(|k| !k.is_empty()).expect("some")].display();
+            let single = dirs[kinds.iter().position(Vec::is_empty).expect("some")].display();
+            bail!(
+                "{multi} holds seed-<s>/ directories and {single} one run's files: merge one \
+                 seed's directories together (e.g. merge OUT/seed-<s> {multi}/seed-<s> \
+                 {single}), or directories of seeds together"
+            )
+        }
+    };
     bsuite_baselines::outln!("{summary}");
     Ok(())
 }
 
+/// Gathers directories of `seed-<s>/` runs (their seeds in `seeds`) into `out`, seed by
+/// seed: `out/seed-<s>/` gathers every `dir/seed-<s>/` ([`merge_dirs`]), and every seed
+/// must be the same run as its siblings.
+fn merge_seeds(out: &Path, dirs: &[PathBuf], seeds: &[Vec<u32>]) -> Result<String> {
+    drop(claim_layout(out, Layout::Seeds, None, &[], Locking::Flock)?);
+    let all: BTreeSet<u32> = seeds.iter().flatten().copied().collect();
+    let mut lines = Vec::new();
+    for &seed in &all {
+        let sources: Vec<PathBuf> = (dirs.iter().zip(seeds))
+            .filter(|(_, theirs)| theirs.contains(&seed))
+            .map(|(dir, _)| seed_dir(dir, seed))
+            .collect();
+        lines.push(merge_dirs(&seed_dir(out, seed), &sources)?);
+    }
+    Ok(format!(
+        "merged {} seeds of {} directories into {}:\n{}",
+        all.len(),
+        dirs.len(),
+        out.display(),
+        lines.join("\n")
+    ))
+}
+
 /// Gathers `dirs` into `out`: checks that their manifests (and `out`'s, if it has one) are
-/// one run's, that no id has different bytes in two places, then writes the manifest and
+/// one run's, that every file is a regular file the strict reader accepts, that no id has
+/// different bytes in two places, takes `out`'s place in the layout (as one run's
+/// directory; a seed's beside siblings of the same run), then writes the manifest and
 /// copies the files. Nothing is written when anything is refused. Returns a line saying
 /// what was done.
 pub fn merge_dirs(out: &Path, dirs: &[PathBuf]) -> Result<String> {
-    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    // No shard may write a source, nor anyone `out`, while they are gathered.
-    let mut locks = vec![dir_lock::lock(out, Holder::Run)?];
-    let out_real = out.canonicalize()?;
+    // No shard may write a source while they are gathered.
+    let mut locks = Vec::new();
     for dir in dirs {
-        if dir.canonicalize().ok().as_ref() == Some(&out_real) {
-            bail!("{} is both OUT and a directory to merge", dir.display());
-        }
         locks.push(dir_lock::lock(dir, Holder::Run)?);
     }
     let mut first: Option<(PathBuf, RunManifest)> = None;
+    let mut revisions = Vec::new();
+    let mut manifests = Vec::new();
+    for dir in dirs {
+        manifests.push(manifest_of(dir, "merge")?);
+    }
+    // `out` is created and claimed under its lock (a seed's under its parent's first), and
+    // nobody else may write it while the files are gathered.
+    let layout = claim_layout(out, Layout::OneSeed, manifests.first(), &[], Locking::Flock)?;
+    locks.push(dir_lock::lock(out, Holder::Run)?);
     let existing = results_files(out)?;
     match RunManifest::read(out)? {
-        Some(_) => first = Some((out.to_path_buf(), manifest_of(out)?)),
+        Some(_) => first = Some((out.to_path_buf(), manifest_of(out, "merge")?)),
         None if !existing.is_empty() => {
-            manifest_of(out)?;
+            manifest_of(out, "merge")?;
         }
         None => {}
     }
-    let mut revisions = Vec::new();
-    for dir in dirs {
-        let manifest = manifest_of(dir)?;
+    for (dir, manifest) in dirs.iter().zip(manifests) {
         match &first {
             None => first = Some((dir.clone(), manifest.clone())),
             Some((first_dir, theirs)) => {
@@ -150,6 +242,24 @@ pub fn merge_dirs(out: &Path, dirs: &[PathBuf]) -> Result<String> {
         revisions.extend(manifest.earlier_revisions.iter().cloned());
     }
     let (_, agreed) = first.expect("at least one directory");
+    // Only what a run writes is gathered: regular files (not links, which could lead
+    // anywhere), under an id's name, that the strict reader accepts whole.
+    let mut bad = Vec::new();
+    for dir in dirs.iter().chain([&out.to_path_buf()]) {
+        for name in results_files(dir)? {
+            if let Err(why) = gatherable(&dir.join(&name)) {
+                bad.push(why);
+            }
+        }
+    }
+    if !bad.is_empty() {
+        bail!(
+            "{} results file(s) cannot be gathered: {}; nothing was merged (rerun the shard \
+             that holds each into its own directory to replace it, then merge)",
+            bad.len(),
+            bad.join("; ")
+        );
+    }
     // Where each file comes from; the same id in two places must be the same bytes.
     let mut sources: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut conflicts = Vec::new();
@@ -193,6 +303,7 @@ pub fn merge_dirs(out: &Path, dirs: &[PathBuf]) -> Result<String> {
         ..agreed
     };
     manifest.write(out)?;
+    drop(layout);
     for (name, from) in &sources {
         copy_synced(from, &out.join(name))?;
     }
@@ -207,26 +318,32 @@ pub fn merge_dirs(out: &Path, dirs: &[PathBuf]) -> Result<String> {
     ))
 }
 
-/// Copies `from` to `to` through a temporary file, synced, so that `to` is never half a
-/// file, even after a crash.
-fn copy_synced(from: &Path, to: &Path) -> Result<()> {
-    let tmp = bsuite_logging::csv_logging::temp_path(to);
-    let bytes = fs::read(from).with_context(|| format!("reading {}", from.display()))?;
-    let written = (|| -> std::io::Result<()> {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(&bytes)?;
-        file.sync_data()?;
-        fs::rename(&tmp, to)?;
-        // The rename survives a crash once the directory is synced.
-        match to.parent() {
-            Some(dir) => fs::File::open(dir)?.sync_all(),
-            None => Ok(()),
-        }
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
+/// Why the results file at `path` cannot be gathered, if it cannot: it is not a regular
+/// file, its name is no id's, or the strict reader rejects its content.
+fn gatherable(path: &Path) -> std::result::Result<(), String> {
+    let meta = fs::symlink_metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if meta.file_type().is_symlink() {
+        return Err(format!(
+            "{} is a symbolic link, not a file a run wrote",
+            path.display()
+        ));
     }
-    written.with_context(|| format!("copying {} to {}", from.display(), to.display()))
+    read_run(path).map(drop).map_err(|e| e.to_string())
+}
+
+/// Copies `from` to `to` through a new temporary file of this process, synced, so that
+/// `to` is never half a file, even after a crash.
+fn copy_synced(from: &Path, to: &Path) -> Result<()> {
+    let bytes = fs::read(from).with_context(|| format!("reading {}", from.display()))?;
+    crate::owned_file::write_new(to, |file| file.write_all(&bytes))
+        .with_context(|| format!("copying {}", from.display()))?;
+    // The rename survives a crash once the directory is synced.
+    if let Some(dir) = to.parent() {
+        fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .with_context(|| format!("syncing {}", dir.display()))?;
+    }
+    Ok(())
 }
 
 /// The state of each selected id in a directory.
@@ -262,15 +379,45 @@ pub fn verify_dir(dir: &Path, ids: &[BsuiteId], manifest: &RunManifest) -> Verif
 }
 
 /// Runs `cargo xtask verify`: fails unless every selected id is complete and the
-/// directory's manifest vouches for them.
+/// directory's manifest vouches for them; a directory of `seed-<s>/` runs is verified
+/// seed by seed, and fails unless every seed is complete.
 pub fn verify(args: &VerifyArgs) -> Result<()> {
     let dir = &args.dir;
-    if !dir.is_dir() {
-        bail!("results directory {} does not exist", dir.display());
-    }
-    let manifest = manifest_of(dir)?;
+    existing_dir(dir)?;
     let ids = bsuite_baselines::sweep::select_ids(&args.ids)?;
-    let verified = verify_dir(dir, &ids, &manifest);
+    let seeds = seeds_of(dir)?;
+    if seeds.is_empty() {
+        return verify_one(dir, &ids);
+    }
+    let failed: Vec<u32> = seeds
+        .iter()
+        .filter(|&&seed| {
+            let result = verify_one(&seed_dir(dir, seed), &ids);
+            if let Err(error) = &result {
+                bsuite_baselines::errln!("seed {seed}: {error:#}");
+            }
+            result.is_err()
+        })
+        .copied()
+        .collect();
+    if !failed.is_empty() {
+        let failed: Vec<String> = failed.iter().map(ToString::to_string).collect();
+        bail!(
+            "{} of the {} seeds of {} are not complete (seeds {})",
+            failed.len(),
+            seeds.len(),
+            dir.display(),
+            failed.join(", ")
+        );
+    }
+    bsuite_baselines::outln!("{}: all {} seeds complete", dir.display(), seeds.len());
+    Ok(())
+}
+
+/// `verify` of one run's directory.
+fn verify_one(dir: &Path, ids: &[BsuiteId]) -> Result<()> {
+    let manifest = manifest_of(dir, "verify")?;
+    let verified = verify_dir(dir, ids, &manifest);
     let list = |ids: Vec<String>| {
         let more = if ids.len() > 20 { ", ..." } else { "" };
         let shown: Vec<String> = ids.into_iter().take(20).collect();

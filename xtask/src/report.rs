@@ -182,10 +182,8 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             None => k += 1,
         }
     }
-    for seed in agents.iter().flat_map(|a| &a.seeds) {
-        for skipped in &seed.results.skipped {
-            bsuite_baselines::errln!("warning: {skipped}");
-        }
+    for warning in agents.iter().flat_map(SeededAgent::warnings) {
+        bsuite_baselines::errln!("warning: {warning}");
     }
     let options = bsuite_report::Options {
         title: args.title.clone(),

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use bsuite_analysis::seeds::{SeededAgent, SeededSummary};
 use bsuite_analysis::stats::{Bootstrap, Estimate};
 use bsuite_analysis::{AgentResults, Score, Summary};
@@ -44,17 +44,21 @@ pub struct ScoreArgs {
     /// selected ids without results are named on standard error.
     #[arg(long, num_args = 1.., value_name = "ID|EXPERIMENT|TAG|SWEEP|TESTING")]
     pub sweep: Vec<String>,
-    /// Bootstrap replicates behind the intervals over seeds.
-    #[arg(long, default_value_t = DEFAULT_REPS, value_name = "N", value_parser = bsuite_baselines::sweep::positive)]
+    /// Bootstrap replicates behind the intervals over seeds (1000 to 1000000).
+    #[arg(long, default_value_t = DEFAULT_REPS, value_name = "N", value_parser = bsuite_analysis::stats::parse_reps)]
     pub reps: usize,
     /// Seed of the bootstrap: the same seed gives the same intervals.
     #[arg(long, default_value_t = 0, value_name = "S")]
     pub bootstrap_seed: u32,
     /// Also write every agent's scores for another tool: `--export rliable FILE.json`
     /// writes, per agent, its (seeds x experiments) array of scores as JSON for rliable
-    /// and numpy (format: `bsuite_analysis::score_json::rliable_export`).
+    /// and numpy (format: `bsuite_analysis::score_json::rliable_export`). Repeatable. An
+    /// existing file is replaced only with --overwrite, and only if it is an earlier export.
     #[arg(long, num_args = 2, value_names = ["FORMAT", "FILE"])]
     pub export: Vec<std::ffi::OsString>,
+    /// Replace export files written by an earlier `score --export`.
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 impl ScoreArgs {
@@ -68,16 +72,63 @@ impl ScoreArgs {
     }
 }
 
+/// The first bytes of every rliable export's `format`.
+const EXPORT_FORMAT: &str = "bsuite-rs rliable export";
+
+/// The export files `--export FORMAT FILE ...` names, each checked before any is written:
+/// a known format, a `.json` name, each file once, and nothing of anyone else's replaced.
+fn exports(args: &ScoreArgs) -> Result<Vec<std::path::PathBuf>> {
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for pair in args.export.chunks(2) {
+        let [format, file] = pair else {
+            bail!("--export takes a format and a file: --export rliable FILE.json");
+        };
+        if format != "rliable" {
+            bail!(
+                "--export {}: the one export format is rliable (--export rliable FILE.json)",
+                format.to_string_lossy()
+            );
+        }
+        let file = std::path::PathBuf::from(file);
+        if file.extension().is_none_or(|e| e != "json") {
+            bail!(
+                "--export rliable {}: the export is JSON, so name the file *.json",
+                file.display()
+            );
+        }
+        let same = |other: &std::path::PathBuf| {
+            *other == file
+                || (other.canonicalize().ok()).is_some_and(|o| file.canonicalize().ok() == Some(o))
+        };
+        if files.iter().any(same) {
+            bail!("--export names {} twice", file.display());
+        }
+        export_file(&file).check(args.overwrite)?;
+        files.push(file);
+    }
+    Ok(files)
+}
+
+/// The rliable export at `path`, as a file of `score`'s own.
+fn export_file(path: &std::path::Path) -> crate::owned_file::Owned<'_> {
+    crate::owned_file::Owned {
+        path,
+        what: "the rliable export",
+        is_ours: |bytes| crate::owned_file::json_format_starts_with(bytes, EXPORT_FORMAT),
+    }
+}
+
 /// Runs the command.
 pub fn run(args: &ScoreArgs) -> Result<()> {
+    let export_files = exports(args)?;
     let mut agents = load_seeded_agents(&args.dirs, args.lenient)?;
     let selected = bsuite_baselines::sweep::select_ids(&args.sweep)?;
     for agent in &mut agents {
+        for warning in agent.warnings() {
+            bsuite_baselines::errln!("warning: {warning}");
+        }
         let several = agent.seeds.len() > 1;
         for seed in &mut agent.seeds {
-            for skipped in &seed.results.skipped {
-                bsuite_baselines::errln!("warning: {skipped}");
-            }
             let missing = restrict(&mut seed.results, &selected);
             if !missing.is_empty() {
                 let name = match (several, seed.seed) {
@@ -93,23 +144,15 @@ pub fn run(args: &ScoreArgs) -> Result<()> {
     }
     let summaries: Vec<SeededSummary> = agents.iter().map(SeededAgent::summarize).collect();
     let settings = args.bootstrap();
-    if let [format, file] = args.export.as_slice() {
-        if format != "rliable" {
-            bail!(
-                "--export {}: the one export format is rliable (--export rliable FILE.json)",
-                format.to_string_lossy()
-            );
-        }
-        let file = std::path::Path::new(file);
-        if file.extension().is_none_or(|e| e != "json") {
-            bail!(
-                "--export rliable {}: the export is JSON, so name the file *.json",
-                file.display()
-            );
-        }
+    if !export_files.is_empty() {
         let text = serde_json::to_string_pretty(&rliable_export(&summaries))? + "\n";
-        std::fs::write(file, text).with_context(|| format!("writing {}", file.display()))?;
-        bsuite_baselines::errln!("score: wrote the rliable export {}", file.display());
+        for file in &export_files {
+            // Checked again as it is written: the file may have appeared meanwhile.
+            let owned = export_file(file);
+            owned.check(args.overwrite)?;
+            owned.write(text.as_bytes())?;
+            bsuite_baselines::errln!("score: wrote the rliable export {}", file.display());
+        }
     }
     let out = if args.json {
         // A single seed prints ref_score.py's object, as it always did.
@@ -527,6 +570,7 @@ mod tests {
             reps: 10_000,
             bootstrap_seed: 0,
             export: Vec::new(),
+            overwrite: false,
         };
         let (agents, summaries) = load(&[dir.to_string_lossy().into_owned()]);
         let json =

@@ -28,12 +28,15 @@ fn sweep(dir: &Path, extra: &[&str]) -> std::process::Command {
     command
 }
 
-/// Every file under `dir`, by path relative to it, with its bytes; the lock files and
-/// files being written left out.
+/// Every file under `dir`, by path relative to it, with its bytes; the lock files (the
+/// multi-seed directory's own among them) and files being written left out.
 fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files = Vec::new();
     for seed in fs::read_dir(dir).unwrap() {
         let seed = seed.unwrap().path();
+        if seed.file_name().unwrap().to_string_lossy().starts_with('.') {
+            continue;
+        }
         for file in fs::read_dir(&seed).unwrap() {
             let path = file.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();

@@ -80,7 +80,7 @@ pub enum SeedsError {
     /// Two seeds were written by different runs.
     #[error(
         "{}: seed {first} and seed {other} are different runs ({}); the seeds of one agent \
-         share its agent, configuration and episode count",
+         share its agent, configuration, episode count and build family",
         .dir.display(), .differences.join(", ")
     )]
     Mixed {
@@ -126,26 +126,87 @@ pub struct SeededAgent {
     pub name: String,
     /// Its seeds, in increasing order.
     pub seeds: Vec<SeedResults>,
+    /// What a multi-seed directory holds beside its seed directories, left unread, each
+    /// with why (e.g. `seed-044`, which is not how seed 44's directory is spelled).
+    pub skipped: Vec<String>,
+}
+
+/// A multi-seed directory as read: its seed directories, and what else it holds.
+#[derive(Debug, Default)]
+pub struct SeedDirs {
+    /// The `seed-<s>` directories that hold results or a manifest, by seed.
+    pub seeds: Vec<(u32, PathBuf)>,
+    /// Everything else (hidden files, such as lock files, aside), each with why it is not
+    /// read: the names a multi-seed run does not write, and seed directories holding
+    /// nothing (left by a run refused before it wrote).
+    pub skipped: Vec<String>,
 }
 
 /// The `seed-<s>` directories of `dir`, by seed; empty for a plain results directory.
 pub fn seed_dirs(dir: &Path) -> Result<Vec<(u32, PathBuf)>, SeedsError> {
+    Ok(read_seed_dirs(dir)?.seeds)
+}
+
+/// Reads `dir` as a multi-seed directory: exactly the names a multi-seed run writes
+/// (`seed-<s>`, the canonical spelling of a `u32` seed) are seeds; everything else is
+/// named in [`SeedDirs::skipped`]. A plain results directory has no seeds and nothing
+/// skipped.
+pub fn read_seed_dirs(dir: &Path) -> Result<SeedDirs, SeedsError> {
     let list = |source| SeedsError::List {
         dir: dir.to_path_buf(),
         source,
     };
     let mut seeds = Vec::new();
+    let mut empty = Vec::new();
+    let mut others = Vec::new();
     let mut results_file = None;
     for entry in std::fs::read_dir(dir).map_err(list)? {
         let entry = entry.map_err(list)?;
         let name = entry.file_name().to_string_lossy().into_owned();
+        let is_dir = entry.path().is_dir();
         match seed_of_dir_name(&name) {
-            Some(seed) if entry.path().is_dir() => seeds.push((seed, entry.path())),
+            Some(seed) if is_dir && holds_a_run(&entry.path()) => seeds.push((seed, entry.path())),
+            Some(_) if is_dir => empty.push(name),
             _ if name.starts_with(FILE_PREFIX) => results_file = Some(name),
-            _ => {}
+            _ if name.starts_with('.') => {}
+            _ => others.push((name, is_dir)),
         }
     }
     seeds.sort();
+    if seeds.is_empty() {
+        return Ok(SeedDirs::default());
+    }
+    empty.sort();
+    others.sort();
+    let shown = |name: &str| dir.join(name).display().to_string();
+    let mut skipped: Vec<String> = empty
+        .iter()
+        .map(|name| {
+            format!(
+                "{}: skipped: a seed directory holding no results and no manifest (left by \
+                 a run refused before it wrote?)",
+                shown(name)
+            )
+        })
+        .collect();
+    skipped.extend(others.iter().map(|(name, is_dir)| {
+        let why = match (name.strip_prefix(SEED_DIR_PREFIX), is_dir) {
+            (Some(digits), true) => match digits.parse::<u64>() {
+                Ok(n) if n <= u64::from(u32::MAX) => {
+                    format!("not a seed directory: seed {n}'s is spelled {SEED_DIR_PREFIX}{n}")
+                }
+                Ok(_) => format!(
+                    "not a seed directory: {digits} is past the largest seed, {}",
+                    u32::MAX
+                ),
+                Err(_) => format!("not a seed directory ({SEED_DIR_PREFIX}<s>, s a seed)"),
+            },
+            _ => "not a seed directory: a multi-seed directory holds seed-<s>/ directories \
+                  only"
+                .to_string(),
+        };
+        format!("{}: skipped: {why}", shown(name))
+    }));
     if let (Some(file), Some((_, first))) = (results_file, seeds.first()) {
         return Err(SeedsError::MixedLayout {
             dir: dir.to_path_buf(),
@@ -157,7 +218,15 @@ pub fn seed_dirs(dir: &Path) -> Result<Vec<(u32, PathBuf)>, SeedsError> {
                 .into(),
         });
     }
-    Ok(seeds)
+    Ok(SeedDirs { seeds, skipped })
+}
+
+/// Whether a seed directory holds anything but hidden files (a manifest, results): one
+/// that holds only lock files is what a refused run left.
+fn holds_a_run(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut entries| {
+        entries.any(|e| e.is_ok_and(|e| !e.file_name().to_string_lossy().starts_with('.')))
+    })
 }
 
 impl SeededAgent {
@@ -171,13 +240,17 @@ impl SeededAgent {
                 AgentResults::load(name, dir)
             }
         };
-        let dirs = seed_dirs(dir)?;
+        let SeedDirs {
+            seeds: dirs,
+            skipped,
+        } = read_seed_dirs(dir)?;
         if dirs.is_empty() {
             let results = read(dir)?;
             let seed = results.manifest.as_ref().map(|m| m.seed);
             return Ok(SeededAgent {
                 name: name.to_string(),
                 seeds: vec![SeedResults { seed, results }],
+                skipped,
             });
         }
         let mut seeds = Vec::new();
@@ -202,7 +275,41 @@ impl SeededAgent {
         Ok(SeededAgent {
             name: name.to_string(),
             seeds,
+            skipped,
         })
+    }
+
+    /// What a reader says before it shows this agent's scores, one line each: the
+    /// entries of a multi-seed directory left unread, the files skipped (names that are
+    /// not bsuite results, and when lenient the damaged ones), and each seed whose
+    /// `--overwrite` is unfinished, naming the run whose files are still there and the
+    /// run that replaces them (the scores mix the two).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = self.skipped.clone();
+        let several = self.seeds.len() > 1;
+        for seed in &self.seeds {
+            out.extend(seed.results.skipped.iter().map(ToString::to_string));
+            let Some(manifest) = &seed.results.manifest else {
+                continue;
+            };
+            let Some(overwriting) = &manifest.overwriting else {
+                continue;
+            };
+            let who = match (several, seed.seed) {
+                (true, Some(s)) => format!("{} seed {s}", self.name),
+                _ => self.name.clone(),
+            };
+            out.push(format!(
+                "{who}: {} of its files are still those of {}, not of its run ({}: {}): an \
+                 unfinished --overwrite, so its scores mix the two runs; run it again to \
+                 finish",
+                overwriting.files.len(),
+                overwriting.replacing,
+                manifest.run(),
+                manifest.description
+            ));
+        }
+        out
     }
 
     /// The agent's seeds, in order.
@@ -240,10 +347,9 @@ fn check_one_run(dir: &Path, seeds: &[SeedResults]) -> Result<(), SeedsError> {
     }
     let first_manifest = first.results.manifest.as_ref().expect("found with one");
     for other in seeds {
-        let mut theirs = other.results.manifest.clone().expect("all have one");
-        // The seed differs by design; only the rest must agree.
-        theirs.seed = first_manifest.seed;
-        let differences = theirs.differences(first_manifest);
+        let theirs = other.results.manifest.as_ref().expect("all have one");
+        // The rule every writer applied before it wrote the seed.
+        let differences = theirs.sibling_differences(first_manifest);
         if !differences.is_empty() {
             return Err(SeedsError::Mixed {
                 dir: dir.to_path_buf(),
@@ -412,12 +518,16 @@ impl SeededSummary {
     }
 }
 
-/// What a comparison of two agents concludes about one experiment or tag.
+/// What a comparison of two agents concludes about one experiment or tag, by the rule
+/// stated in the README: differences within the tolerance do not matter, so the agents
+/// are equivalent when the difference's interval lies within ±tolerance, one is better
+/// when the interval lies wholly beyond the tolerance on its side, and otherwise the
+/// evidence is not enough.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Conclusion {
-    /// The difference's interval excludes 0: A is better.
+    /// The difference's interval lies above the tolerance: A is better.
     ABetter,
-    /// The difference's interval excludes 0: B is better.
+    /// The difference's interval lies below minus the tolerance: B is better.
     BBetter,
     /// The difference's interval lies within the tolerance either side of 0.
     Equivalent,
@@ -428,6 +538,9 @@ pub enum Conclusion {
         /// Seeds a side needed.
         seeds: Option<usize>,
     },
+    /// Nothing to compare: no experiment (of the tag) that both agents ran on a common
+    /// bsuite_id.
+    NotCompared,
 }
 
 /// Two agents compared on one experiment or tag.
@@ -460,6 +573,9 @@ impl PairComparison {
                 "inconclusive: a side with one seed has no spread; run 2 or more seeds a side"
                     .to_string()
             }
+            Conclusion::NotCompared => {
+                "not compared: no experiment that both ran on a common bsuite_id".to_string()
+            }
         }
     }
 }
@@ -467,7 +583,9 @@ impl PairComparison {
 /// Compares two agents per tag (all seven) and per experiment both have: the difference of
 /// means and P(A > B), each with a stratified bootstrap interval over the experiments both
 /// agents scored, and a [`Conclusion`] at `tolerance`. A conclusion needs two seeds a side:
-/// one seed has no spread, and its interval would be a point.
+/// one seed has no spread, and its interval would be a point. An experiment is compared
+/// only where the two agents ran some bsuite_id of it in common: scores of disjoint ids
+/// are scores of different problems.
 pub fn compare_agents(
     a: &SeededSummary,
     b: &SeededSummary,
@@ -479,7 +597,20 @@ pub fn compare_agents(
         .into_iter()
         .filter(|e| b.experiments().iter().any(|f| f.name == e.name))
         .collect();
+    let comparable = |e: &&'static Experiment| {
+        let ids = |s: &SeededSummary| -> std::collections::BTreeSet<bsuite_envs::BsuiteId> {
+            (s.seeds.iter())
+                .flat_map(|(_, summary)| &summary.ids)
+                .filter(|i| i.id.experiment().name == e.name)
+                .map(|i| i.id)
+                .collect()
+        };
+        !ids(a).is_disjoint(&ids(b))
+    };
     let pair = |name: String, experiments: &[&'static Experiment]| {
+        let experiments: Vec<&'static Experiment> =
+            experiments.iter().copied().filter(comparable).collect();
+        let experiments = experiments.as_slice();
         let (ta, tb) = (a.tasks(experiments), b.tasks(experiments));
         // Only tasks both sides scored, so the difference is over the same experiments.
         let (ta, tb): (Vec<Vec<f64>>, Vec<Vec<f64>>) = ta
@@ -497,15 +628,17 @@ pub fn compare_agents(
             stats::bootstrap_pair(&ta, &tb, stats::probability_of_improvement, settings);
         let spread = |s: &SeededSummary| Sample::of(&s.per_seed_means(experiments));
         let (sa, sb) = (spread(a), spread(b));
-        let conclusion = if sa.n < 2 || sb.n < 2 || difference.value.is_nan() {
+        let conclusion = if ta.is_empty() || difference.value.is_nan() {
+            Conclusion::NotCompared
+        } else if sa.n < 2 || sb.n < 2 {
             // One seed has no spread: neither a verdict nor a size can rest on it (the
             // other side's spread says nothing of this one's).
             Conclusion::Inconclusive { seeds: None }
-        } else if difference.lo > 0.0 {
+        } else if difference.lo > tolerance {
             Conclusion::ABetter
-        } else if difference.hi < 0.0 {
+        } else if difference.hi < -tolerance {
             Conclusion::BBetter
-        } else if -tolerance < difference.lo && difference.hi < tolerance {
+        } else if -tolerance <= difference.lo && difference.hi <= tolerance {
             Conclusion::Equivalent
         } else {
             Conclusion::Inconclusive {
@@ -689,6 +822,108 @@ mod tests {
             agent: name.into(),
             seeds,
         }
+    }
+
+    /// Issue 55, item 11: deep_sea_stochastic's 0.029 [0.010, 0.048] was "dqn better",
+    /// though the help says differences below the tolerance do not matter. The rule is the
+    /// documented one: equivalent within ±tolerance, better only beyond it, and
+    /// inconclusive when the interval straddles its edge.
+    #[test]
+    fn verdicts_follow_the_tolerance_rule() {
+        let settings = Bootstrap::default();
+        let verdict = |a: &[f64], b: &[f64]| {
+            let (_, rows) = compare_agents(
+                &bandit_summary("a", a),
+                &bandit_summary("b", b),
+                &settings,
+                0.05,
+            );
+            (rows[0].difference, rows[0].conclusion)
+        };
+        // A small, sure difference: within the tolerance, so equivalent.
+        let (difference, conclusion) =
+            verdict(&[0.53, 0.531, 0.529, 0.53], &[0.5, 0.501, 0.499, 0.5]);
+        assert!(difference.lo > 0.0 && difference.hi < 0.05, "{difference}");
+        assert_eq!(conclusion, Conclusion::Equivalent);
+        // Sure to exceed 0 but not the tolerance: not enough to call a winner.
+        let (difference, conclusion) = verdict(&[0.52, 0.56, 0.54, 0.58], &[0.5, 0.51, 0.5, 0.51]);
+        assert!(
+            difference.lo > 0.0 && difference.lo < 0.05 && difference.hi > 0.05,
+            "{difference}"
+        );
+        assert!(
+            matches!(conclusion, Conclusion::Inconclusive { .. }),
+            "{conclusion:?}"
+        );
+        // Beyond the tolerance on either side.
+        let (_, conclusion) = verdict(&[0.5, 0.52, 0.51, 0.53], &[0.9, 0.92, 0.91, 0.93]);
+        assert_eq!(conclusion, Conclusion::BBetter);
+    }
+
+    /// Issue 55, item 12: tags without a shared experiment, and experiments whose ids do
+    /// not overlap, were "inconclusive: a side with one seed has no spread" with three
+    /// seeds a side. They are not compared, and say so.
+    #[test]
+    fn nothing_in_common_is_not_compared() {
+        let settings = Bootstrap::default();
+        let keep = |mut s: SeededSummary, ids: &[usize]| {
+            for (_, summary) in &mut s.seeds {
+                summary
+                    .ids
+                    .retain(|i| i.id.experiment().name == "bandit" && ids.contains(&i.id.index()));
+            }
+            s
+        };
+        let a = keep(bandit_summary("a", &[0.5, 0.52, 0.51]), &[0]);
+        let b = keep(bandit_summary("b", &[0.5, 0.52, 0.51]), &[1]);
+        let (tags, experiments) = compare_agents(&a, &b, &settings, 0.05);
+        assert_eq!(experiments[0].conclusion, Conclusion::NotCompared);
+        assert!(tags.iter().all(|t| t.conclusion == Conclusion::NotCompared));
+        let text = experiments[0].verdict("a", "b", 0.05);
+        assert!(
+            text.starts_with("not compared: no experiment that both ran"),
+            "{text}"
+        );
+        // Shared ids: compared; a tag without the experiment is not.
+        let b = keep(bandit_summary("b", &[0.5, 0.52, 0.51]), &[0, 1]);
+        let (tags, experiments) = compare_agents(&a, &b, &settings, 0.05);
+        assert_eq!(experiments[0].conclusion, Conclusion::Equivalent);
+        let memory = tags.iter().find(|t| t.name == "memory").unwrap();
+        assert_eq!(memory.conclusion, Conclusion::NotCompared);
+    }
+
+    /// Issue 55, item 16: `seed-044/` and `seed-4294967296/` were ignored silently. The
+    /// reader takes exactly the names a run writes and names everything else it skips.
+    #[test]
+    fn the_seed_reader_names_what_it_skips() {
+        let dir = scratch("skips");
+        seed_copy(&dir, 42, "random", &["bandit-"]);
+        seed_copy(&dir, 43, "random", &["bandit-"]);
+        for odd in ["seed-044", "seed-4294967296", "notes"] {
+            std::fs::create_dir(dir.join(odd)).unwrap();
+        }
+        std::fs::create_dir(seed_dir(&dir, 45)).unwrap();
+        std::fs::write(seed_dir(&dir, 45).join(".bsuite-lock"), "").unwrap();
+        std::fs::write(dir.join(".bsuite-lock-manifest"), "").unwrap();
+        let agent = SeededAgent::load("x", &dir, false).unwrap();
+        assert_eq!(agent.seed_list(), [Some(42), Some(43)]);
+        let warnings = agent.warnings().join("\n");
+        assert!(
+            warnings
+                .contains("seed-044: skipped: not a seed directory: seed 44's is spelled seed-44"),
+            "{warnings}"
+        );
+        assert!(
+            warnings.contains("seed-4294967296: skipped: not a seed directory: 4294967296 is past"),
+            "{warnings}"
+        );
+        assert!(warnings.contains("notes: skipped"), "{warnings}");
+        assert!(
+            warnings.contains("seed-45: skipped: a seed directory holding no results"),
+            "{warnings}"
+        );
+        assert!(!warnings.contains(".bsuite-lock"), "{warnings}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

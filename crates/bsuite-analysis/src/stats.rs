@@ -193,6 +193,51 @@ pub struct Bootstrap {
     pub confidence: f64,
 }
 
+/// The replicates a bootstrap interval may be drawn from. Below 1,000, a 95% interval's
+/// ends rest on a handful of draws each (one replicate makes both ends one draw, which
+/// need not hold the estimate); above 1,000,000, the draws' memory and time are out of
+/// proportion to the precision they add (rliable draws 2,000 to 50,000).
+pub const REPS: std::ops::RangeInclusive<usize> = 1_000..=1_000_000;
+
+/// A number of bootstrap replicates outside [`REPS`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{reps} bootstrap replicates: give {} to {} (fewer make an interval's ends a handful of \
+     draws, which need not hold the estimate; more cost memory and time for no precision \
+     that matters)",
+    REPS.start(),
+    REPS.end()
+)]
+pub struct RepsError {
+    /// The number given.
+    pub reps: u128,
+}
+
+/// Checks a number of bootstrap replicates (`--reps`, Python's `reps`) against [`REPS`].
+///
+/// ```
+/// use bsuite_analysis::stats::check_reps;
+///
+/// assert_eq!(check_reps(10_000), Ok(10_000));
+/// assert!(check_reps(1).is_err());
+/// assert!(check_reps(100_000_000_000).is_err());
+/// ```
+pub fn check_reps(reps: u128) -> Result<usize, RepsError> {
+    match usize::try_from(reps) {
+        Ok(n) if REPS.contains(&n) => Ok(n),
+        _ => Err(RepsError { reps }),
+    }
+}
+
+/// [`check_reps`] on the text of a command-line argument.
+pub fn parse_reps(text: &str) -> Result<usize, String> {
+    let reps: u128 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a whole number of replicates"))?;
+    check_reps(reps).map_err(|e| e.to_string())
+}
+
 impl Default for Bootstrap {
     /// 10,000 replicates, seed 0, 95% intervals.
     fn default() -> Self {

@@ -101,6 +101,10 @@ pub enum LayoutError {
 /// that one seed's files never land beside seed directories, nor seed directories beside
 /// one seed's files. A missing or empty directory suits either.
 ///
+/// This is what the directory holds now; writers decide it under the directory's lock,
+/// with the rest of the rule (a seed's siblings, recorders), through
+/// [`crate::manifest::claim_layout`].
+///
 /// ```
 /// use bsuite_logging::results::{check_layout, seed_dir, Layout};
 ///

@@ -44,6 +44,7 @@ fn agent(name: &str, left_out: &[usize]) -> SeededAgent {
                 results: subset(name, left),
             })
             .collect(),
+        skipped: Vec::new(),
     }
 }
 

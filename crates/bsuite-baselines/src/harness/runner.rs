@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use bsuite_envs::{BsuiteId, Environment, LoadError};
 use bsuite_logging::csv_logging::{temp_path, CsvLogger};
 use bsuite_logging::dir_lock::{Holder, LockError, Locking};
-use bsuite_logging::manifest::{self, ClaimError, ManifestError, RunManifest};
-use bsuite_logging::results::{file_name, logged_episodes, ReadError};
+use bsuite_logging::manifest::{self, ClaimError, ManifestError, PlaceError, RunManifest};
+use bsuite_logging::results::{file_name, logged_episodes, Layout, ReadError};
 use bsuite_logging::{LogError, Logging};
 
 use crate::config::AgentConfig;
@@ -273,11 +273,12 @@ pub enum RunError {
     },
     /// The results directory may not take this run's results: it holds another run's,
     /// results no manifest vouches for, or an unreadable manifest (all refused unless
-    /// `overwrite`), or recorders are writing into it.
+    /// `overwrite`), recorders are writing into it, or it is laid out for another kind of
+    /// run (seed directories, or a seed directory whose siblings are another run).
     #[error("{error}{}", overwrite_advice(.error))]
     Claim {
         /// Why.
-        error: ClaimError,
+        error: PlaceError,
     },
     /// The manifest could not be updated as an id of an unfinished overwrite was rerun.
     #[error("{error}")]
@@ -327,7 +328,10 @@ fn is_loop(_: &io::Error) -> bool {
 }
 
 /// What `--overwrite` would do about a refusal, where it would do something.
-fn overwrite_advice(error: &ClaimError) -> &'static str {
+fn overwrite_advice(error: &PlaceError) -> &'static str {
+    let PlaceError::Claim { error } = error else {
+        return "";
+    };
     match error {
         ClaimError::OtherRun { .. }
         | ClaimError::Unclaimed { .. }
@@ -351,11 +355,21 @@ fn claim(
     config: &AgentConfig,
     options: &RunnerOptions,
     ids: &[BsuiteId],
+    pool: &[u32],
 ) -> Result<manifest::Claim, RunError> {
     let ours = run_manifest(agent, config, options);
     let selected = ids.iter().map(file_name).collect();
-    manifest::claim(dir, &ours, options.overwrite, &selected, options.lock)
+    manifest::claim_in_pool(dir, &ours, options.overwrite, &selected, pool, options.lock)
         .map_err(|error| RunError::Claim { error })
+}
+
+/// The manifest a run of `agent` with `options` records (before its claim adds what it
+/// finds in the directory).
+pub fn run_manifest_of(
+    agent: AgentEntry,
+    options: &RunnerOptions,
+) -> Result<RunManifest, RunError> {
+    Ok(run_manifest(agent, &options.config_for(agent)?, options))
 }
 
 /// The manifest of a run of `agent` with `config` and `options`.
@@ -444,43 +458,20 @@ pub fn run_pool(
     progress: &Progress,
     on_done: &(dyn Fn(usize, &IdReport) + Sync),
 ) -> Result<Vec<Vec<IdReport>>, RunError> {
+    // Every directory is created where the layout allows it, and locked, before any is
+    // claimed: a run held elsewhere stops the pool before it records anything, and a
+    // refused pool removes the directories it created.
+    let mut created = Vec::new();
+    let units = lock_and_claim(ids, agent, runs, &mut created).inspect_err(|_| {
+        for dir in created.iter().rev() {
+            remove_if_unused(dir);
+        }
+    })?;
     let Some(first) = runs.first() else {
         return Ok(Vec::new());
     };
-    // Every directory is locked before any is claimed: a run held elsewhere stops the pool
-    // before it records anything.
-    let mut locks = Vec::with_capacity(runs.len());
-    for options in runs {
-        fs::create_dir_all(&options.results_dir).map_err(|error| {
-            match not_a_directory(&options.results_dir) {
-                Some(what) => RunError::NotADirectory {
-                    dir: options.results_dir.clone(),
-                    what,
-                },
-                None => RunError::CreateDir {
-                    dir: options.results_dir.clone(),
-                    error,
-                },
-            }
-        })?;
-        let holder = match options.shard {
-            Some(Shard { index, count }) => Holder::Shard { index, count },
-            None => Holder::Run,
-        };
-        let lock = bsuite_logging::dir_lock::lock_with(&options.results_dir, holder, options.lock)
-            .map_err(|error| RunError::Lock { error })?;
-        locks.push(lock);
-    }
-    let mut units = Vec::with_capacity(runs.len());
-    for options in runs {
-        let config = options.config_for(agent)?;
-        let claim = claim(&options.results_dir, agent, &config, options, ids)?;
-        units.push(Unit {
-            options,
-            config,
-            claim,
-        });
-    }
+    // The locks are held until the pool ends.
+    let (_locks, units) = units;
     let unfinished = Mutex::new(None);
     let replaced = |unit: &Unit, id: &BsuiteId| {
         let file = file_name(id);
@@ -558,6 +549,83 @@ pub fn run_pool(
                 .collect()
         })
         .collect())
+}
+
+/// Creates, locks and claims the directory of every run of a pool; `created` collects the
+/// directories created here (to remove if the pool is refused).
+fn lock_and_claim<'a>(
+    ids: &[BsuiteId],
+    agent: AgentEntry,
+    runs: &'a [RunnerOptions],
+    created: &mut Vec<PathBuf>,
+) -> Result<(Vec<bsuite_logging::dir_lock::DirLock>, Vec<Unit<'a>>), RunError> {
+    // The seeds of one pool are claimed by one run: none is another's sibling to agree
+    // with (an `--overwrite` of the pool replaces them all).
+    let pool: Vec<u32> = runs.iter().map(|options| options.seed).collect();
+    let mut locks = Vec::with_capacity(runs.len());
+    for options in runs {
+        let dir = &options.results_dir;
+        let existed = dir.is_dir();
+        let ours = run_manifest(agent, &options.config_for(agent)?, options);
+        // Created under the lock of the layout it joins: a seed directory under its
+        // multi-seed parent's, beside siblings of its own run only.
+        let layout = manifest::claim_layout(dir, Layout::OneSeed, Some(&ours), &pool, options.lock)
+            .map_err(|error| match error {
+                PlaceError::CreateDir { error, .. } => match not_a_directory(dir) {
+                    Some(what) => RunError::NotADirectory {
+                        dir: dir.clone(),
+                        what,
+                    },
+                    None => RunError::CreateDir {
+                        dir: dir.clone(),
+                        error,
+                    },
+                },
+                error => RunError::Claim { error },
+            });
+        if !existed && dir.is_dir() {
+            created.push(dir.clone());
+        }
+        drop(layout?);
+        let holder = match options.shard {
+            Some(Shard { index, count }) => Holder::Shard { index, count },
+            None => Holder::Run,
+        };
+        let lock = bsuite_logging::dir_lock::lock_with(dir, holder, options.lock)
+            .map_err(|error| RunError::Lock { error })?;
+        locks.push(lock);
+    }
+    let mut units = Vec::with_capacity(runs.len());
+    for options in runs {
+        let config = options.config_for(agent)?;
+        let claim = claim(&options.results_dir, agent, &config, options, ids, &pool)?;
+        units.push(Unit {
+            options,
+            config,
+            claim,
+        });
+    }
+    Ok((locks, units))
+}
+
+/// Removes `dir` if it holds nothing but lock files (a directory a refused run created),
+/// so that a refusal leaves no empty results or seed directory behind.
+pub fn remove_if_unused(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let names: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    let lock_file = |p: &PathBuf| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(bsuite_logging::dir_lock::LOCK_FILE))
+    };
+    if names.iter().all(lock_file) {
+        for name in &names {
+            let _ = fs::remove_file(name);
+        }
+        let _ = fs::remove_dir(dir);
+    }
 }
 
 /// One run of a pool: its options, the configuration its agents get, and its claim on its

@@ -662,6 +662,53 @@ fn check_layout(dir: &Path, multi_seed: bool) -> Result<(), SweepError> {
     })
 }
 
+/// Refuses a pool of `seeds` seeds that would run out of file descriptors, before any
+/// directory is made: each seed's directory holds its lock files open for the whole run
+/// (two for a shard), beside the files the workers write. The soft limit is raised to the
+/// hard one first where that is enough.
+fn check_open_files(seeds: usize, run: &RunnerOptions) -> Result<(), SweepError> {
+    let per_seed = if run.shard.is_some() { 2 } else { 1 };
+    // Loggers, temporary files, a provenance lock, the standard streams and the libraries'.
+    let needed = seeds * per_seed + 4 * run.effective_jobs() + 64;
+    #[cfg(unix)]
+    {
+        let needed = needed as libc::rlim_t;
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+                return Ok(());
+            }
+            if limit.rlim_cur < needed && limit.rlim_max >= needed {
+                let raised = libc::rlimit {
+                    rlim_cur: limit.rlim_max,
+                    rlim_max: limit.rlim_max,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                    limit = raised;
+                }
+            }
+        }
+        if limit.rlim_cur < needed {
+            return Err(SweepError::Seeds {
+                reason: format!(
+                    "{seeds} seeds hold {} lock files open at once, and with the workers' \
+                     files need about {needed} open files, but this process may open {} \
+                     (ulimit -n): raise the limit (ulimit -n {needed}), or run the seeds in \
+                     smaller ranges (--seeds A..B) one after another",
+                    seeds * per_seed,
+                    limit.rlim_cur
+                ),
+            });
+        }
+    }
+    let _ = needed;
+    Ok(())
+}
+
 /// Runs `--seeds`: the (seed, id) pairs of every seed as one pool of `--jobs` workers
 /// ([`runner::run_pool`]), each seed into `<results>/seed-<s>/` with its own manifest, lock
 /// and resume, then a line per seed and one for them all. Fails after the pool ran when any
@@ -686,9 +733,20 @@ fn run_seeds(
             reason: "give the base seed with --seed, not --config seed=".to_string(),
         });
     }
+    if let (Seeds::Range(..), Some(seed)) = (seeds, args.seed) {
+        return Err(SweepError::Seeds {
+            reason: format!(
+                "{seeds} names its seeds, so --seed {seed} would do nothing: drop --seed, or \
+                 give a count (--seeds K) to run K seeds from it"
+            ),
+        });
+    }
     let base = args.runner_options(agent)?.seed;
     let range = seeds.resolve(base).ok_or_else(|| SweepError::Seeds {
-        reason: format!("{seeds:?} from seed {base} runs past the largest seed"),
+        reason: format!(
+            "{seeds} seeds from seed {base} run past the largest seed, {}",
+            u32::MAX
+        ),
     })?;
     let dir = args.results_dir();
     let seeds: Vec<u32> = range.clone().collect();
@@ -742,6 +800,30 @@ fn run_seeds(
         return Ok(Vec::new());
     }
     check_layout(&dir, true)?;
+    check_open_files(seeds.len(), &runs[0])?;
+    // The seeds' directories are created under the multi-seed directory's lock, beside
+    // siblings of this run only; a pool refused before it runs removes those it created.
+    let ours =
+        runner::run_manifest_of(agent, &runs[0]).map_err(|error| SweepError::Run { error })?;
+    let created: Vec<PathBuf> = {
+        let refused = |error| SweepError::Run {
+            error: RunError::Claim { error },
+        };
+        let layout = bsuite_logging::manifest::claim_layout(
+            &dir,
+            bsuite_logging::results::Layout::Seeds,
+            Some(&ours),
+            &[],
+            args.lock,
+        )
+        .map_err(refused)?;
+        let added = layout.add_seeds(&seeds, &ours).map_err(refused)?;
+        added
+            .into_iter()
+            .filter(|(_, new)| *new)
+            .map(|(d, _)| d)
+            .collect()
+    };
     let plain = args.plain || !std::io::stderr().is_terminal();
     let mut notes = Vec::new();
     let changed = runs[0].config.as_ref().map(AgentConfig::changed);
@@ -788,7 +870,12 @@ fn run_seeds(
         }
         reports
     })
-    .map_err(|error| SweepError::Run { error })?;
+    .map_err(|error| {
+        for dir in &created {
+            runner::remove_if_unused(dir);
+        }
+        SweepError::Run { error }
+    })?;
     summarise_seeds(name, &seeds, &reports, start.elapsed(), &dir)?;
     Ok(reports.into_iter().flatten().collect())
 }
