@@ -49,7 +49,7 @@ pub fn writer_temp_path(path: &Path) -> PathBuf {
 /// Removes the temporary files that writers of `path` killed mid-rewrite left behind (the
 /// shared [`temp_path`] of older versions and merges, and [`writer_temp_path`]s). Only for
 /// the file's one writer: another's live temporary file would be pulled from under it.
-fn remove_stale_temp_files(path: &Path) -> io::Result<()> {
+pub fn remove_stale_temp_files(path: &Path) -> io::Result<()> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let prefix = format!(".{name}.");
     let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
