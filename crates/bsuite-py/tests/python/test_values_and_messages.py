@@ -2,6 +2,7 @@
 wrap, counts are never rounded, a closed vector environment stays closed, paths are the
 ones given (bytes and undecodable ones included, relative ones as of the call), errors
 give no command-line advice, and what can never be copied keeps no copy history."""
+import ctypes
 import os
 import pickle
 import re
@@ -219,14 +220,20 @@ def test_the_copy_limit_gives_advice_that_can_be_followed(cls, ids):
 
 
 def resident_bytes():
+  """This process's resident memory, once the C allocator has given its free pages back
+  (`malloc_trim`), so that memory freed shows as memory no longer resident."""
+  try:
+    ctypes.CDLL('libc.so.6').malloc_trim(0)
+  except (OSError, AttributeError):
+    pytest.skip('needs glibc (malloc_trim) to see freed memory')
   with open('/proc/self/statm') as statm:
     return int(statm.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
 
 
 def test_what_can_never_be_copied_keeps_no_copy_history(tmp_path):
   """Recording environments, which can never be copied, kept the copy history (one byte
-  per environment and step), even after `close()`. 200 recording environments take
-  20,000 steps: 4 MB of history before."""
+  per environment and step), even after `close()`. 200 environments take 40,000 steps:
+  8 MB of history, where the loggers' own rows take about 1 MB."""
   ids = list(bsuite_rs.sweep.CATCH) * 10
   seeds = [k // 20 for k in range(200)]
   batch = bsuite_rs.VecEnv(ids, record_to=tmp_path / 'seeds', run_seeds=seeds)
@@ -234,18 +241,18 @@ def test_what_can_never_be_copied_keeps_no_copy_history(tmp_path):
   for _ in range(2_000):
     batch.step(actions)
   before = resident_bytes()
-  for _ in range(20_000):
+  for _ in range(40_000):
     batch.step(actions)
   grown = resident_bytes() - before
-  assert grown < 1_500_000, grown
+  assert grown < 3_000_000, grown
   batch.close()
   # A bare batch keeps it (it can be copied) until it is closed.
   bare = bsuite_rs.VecEnv(ids)
-  for _ in range(20_000):
+  for _ in range(40_000):
     bare.step(actions)
   kept = resident_bytes()
   bare.close()
-  assert kept - resident_bytes() > 3_000_000
+  assert kept - resident_bytes() > 6_000_000
   with pytest.raises(ValueError, match='closed'):
     pickle.dumps(bare)
 
