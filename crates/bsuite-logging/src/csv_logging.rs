@@ -6,7 +6,8 @@
 //!
 //! Every rewrite goes to a hidden temporary file in the results directory and is renamed over
 //! the result, so a run killed at any moment leaves the previous complete file or the new
-//! one, never a torn one. That holds for a killed process; to keep files complete across a
+//! one, never a torn one. Each logger has a temporary file of its own ([`writer_temp_path`]),
+//! so that no writer ever renames another's half-written text into place. That holds for a killed process; to keep files complete across a
 //! machine crash or power loss as well, turn on [`CsvLogger::set_sync`] (an `fsync` per
 //! write, a few milliseconds each, which bsuite itself does not do either). The file work runs on a background thread that always
 //! writes the newest table and skips superseded ones (each file holds all rows, so nothing
@@ -15,22 +16,61 @@
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use bsuite_envs::{BsuiteId, InfoValue};
 
-use crate::dir_lock::DirLock;
+use crate::dir_lock::{DirLock, FileClaim};
 use crate::logger::{LogError, Logger, Row};
 use crate::pyfmt::write_float_repr;
 use crate::results::file_name;
 
-/// The temporary file a rewrite of `path` goes through; hidden, and not ending in `.csv`,
-/// so bsuite's loader (which globs `*.csv`) never sees it.
+/// The temporary file a one-off rewrite of `path` goes through (a copy by `merge`); hidden,
+/// and not ending in `.csv`, so bsuite's loader (which globs `*.csv`) never sees it.
+/// Loggers, of which several may start on one file, each use their own
+/// ([`writer_temp_path`]).
 pub fn temp_path(path: &Path) -> PathBuf {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     path.with_file_name(format!(".{name}.tmp"))
+}
+
+/// A temporary file for the rewrites of `path` that no other writer uses: hidden, named
+/// after `path`, this process and a count of the loggers it has started
+/// (`.bsuite_id_-_catch-0.csv.<pid>-<n>.tmp`).
+pub fn writer_temp_path(path: &Path) -> PathBuf {
+    static STARTED: AtomicU64 = AtomicU64::new(0);
+    let n = STARTED.fetch_add(1, Ordering::Relaxed);
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
+}
+
+/// Removes the temporary files that writers of `path` killed mid-rewrite left behind (the
+/// shared [`temp_path`] of older versions and merges, and [`writer_temp_path`]s). Only for
+/// the file's one writer: another's live temporary file would be pulled from under it.
+pub fn remove_stale_temp_files(path: &Path) -> io::Result<()> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let prefix = format!(".{name}.");
+    let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => dir,
+        None => Path::new("."),
+    };
+    for entry in fs::read_dir(dir)? {
+        let stale = entry?.path();
+        let is_temp = stale.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+            n.strip_prefix(&prefix)
+                .is_some_and(|rest| rest == "tmp" || rest.ends_with(".tmp"))
+        });
+        if !is_temp {
+            continue;
+        }
+        match fs::remove_file(&stale) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Rows rendered as pandas would, kept rendered so that appending a row usually appends one
@@ -150,11 +190,16 @@ fn render_row(out: &mut String, row: &[Option<InfoValue>], is_float: &[bool]) {
 /// ```
 pub struct CsvLogger {
     path: PathBuf,
+    /// This logger's own temporary file ([`writer_temp_path`]).
+    temp: PathBuf,
     table: CsvTable,
     shared: Arc<Shared>,
     writer: Option<JoinHandle<()>>,
     /// The results directory's lock, held while the file may still be written.
     _lock: Option<Arc<DirLock>>,
+    /// The claim of the file itself ([`crate::dir_lock::claim_file`]), likewise. Dropped
+    /// after the writer thread has finished ([`Drop`] runs before the fields are dropped).
+    _claim: Option<FileClaim>,
 }
 
 struct Shared {
@@ -189,7 +234,9 @@ impl CsvLogger {
     /// the directory.
     ///
     /// An existing file is an error ([`LogError::Exists`]) unless `overwrite`; with
-    /// `overwrite` it is replaced at the first row, as in bsuite.
+    /// `overwrite` it is replaced at the first row, as in bsuite. Temporary files that
+    /// killed writers of the file left behind are removed: the caller is the file's one
+    /// writer (it holds the directory, or the file's claim, [`CsvLogger::claiming`]).
     pub fn create(id: &BsuiteId, results_dir: &Path, overwrite: bool) -> Result<Self, LogError> {
         Self::create_at(results_dir.join(file_name(id)), overwrite)
     }
@@ -213,13 +260,9 @@ impl CsvLogger {
         if exists && !overwrite {
             return Err(LogError::Exists { path });
         }
-        let temp = temp_path(&path);
-        match fs::remove_file(&temp) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                return Err(io_err("removing stale temporary file", &temp)(e))
-            }
-            _ => {}
-        }
+        remove_stale_temp_files(&path)
+            .map_err(io_err("removing the stale temporary files of", &path))?;
+        let temp = writer_temp_path(&path);
         let shared = Arc::new(Shared {
             state: Mutex::new(WriterState::default()),
             wake: Condvar::new(),
@@ -227,7 +270,7 @@ impl CsvLogger {
         });
         let writer = {
             let shared = Arc::clone(&shared);
-            let target = path.clone();
+            let (target, temp) = (path.clone(), temp.clone());
             std::thread::Builder::new()
                 .name("bsuite-csv-writer".into())
                 .spawn(move || write_loop(&shared, &target, &temp))
@@ -235,10 +278,12 @@ impl CsvLogger {
         };
         Ok(CsvLogger {
             path,
+            temp,
             table: CsvTable::default(),
             shared,
             writer: Some(writer),
             _lock: None,
+            _claim: None,
         })
     }
 
@@ -247,6 +292,19 @@ impl CsvLogger {
     pub fn holding(mut self, lock: Arc<DirLock>) -> Self {
         self._lock = Some(lock);
         self
+    }
+
+    /// Holds `claim` (the results file's, [`crate::dir_lock::claim_file`], taken before
+    /// [`CsvLogger::create`]) for as long as this logger lives, so that no second writer of
+    /// the file starts while it writes.
+    pub fn claiming(mut self, claim: FileClaim) -> Self {
+        self._claim = Some(claim);
+        self
+    }
+
+    /// This logger's temporary file, which no other writer uses.
+    pub fn temp_path(&self) -> &Path {
+        &self.temp
     }
 
     /// With `sync`, every rewrite is synced to disk before it is renamed into place, and
@@ -281,8 +339,7 @@ impl CsvLogger {
             state.busy = true;
             drop(state);
             let sync = shared.sync.load(Ordering::Relaxed);
-            let result =
-                write_atomically(&self.path, &temp_path(&self.path), text.as_bytes(), sync);
+            let result = write_atomically(&self.path, &self.temp, text.as_bytes(), sync);
             state = shared.lock();
             finish_write(shared, &mut state, text, result);
         }
@@ -483,7 +540,11 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
         logger.write(&[("x", InfoValue::Int(1))]).unwrap();
         let msg = logger.flush().unwrap_err().to_string();
-        assert!(msg.contains(".bsuite_id_-_catch-3.csv.tmp"), "{msg}");
+        let temp = logger.temp_path().to_string_lossy().into_owned();
+        assert!(
+            temp.contains(".bsuite_id_-_catch-3.csv.") && msg.contains(&temp),
+            "{msg}"
+        );
         // A directory that cannot be created is reported at creation.
         let blocker = scratch("blocker");
         fs::write(&blocker, "").unwrap();
@@ -493,5 +554,54 @@ mod tests {
             .to_string();
         assert!(msg.contains("creating results directory"), "{msg}");
         fs::remove_file(&blocker).unwrap();
+    }
+
+    /// Issue 55, item 19: every writer of an id used the same temporary file, so one
+    /// writer's rename could take another's half-written text, or find it gone. Two loggers
+    /// of one file (which only a writer without the file's claim can start) write through
+    /// temporary files of their own, and each write is whole.
+    #[test]
+    fn loggers_of_one_file_never_share_a_temporary_file() {
+        let dir = scratch("temps");
+        let id: BsuiteId = "catch/3".parse().unwrap();
+        let mut first = CsvLogger::create(&id, &dir, true).unwrap();
+        let mut second = CsvLogger::create(&id, &dir, true).unwrap();
+        assert_ne!(first.temp_path(), second.temp_path());
+        for n in 0..200 {
+            first.write(&[("x", InfoValue::Int(n))]).unwrap();
+            second.write(&[("y", InfoValue::Int(n))]).unwrap();
+        }
+        first.flush().unwrap();
+        second.flush().unwrap();
+        let text = fs::read_to_string(first.path()).unwrap();
+        assert!(text.lines().count() == 201, "{text}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A writer killed mid-rewrite leaves its temporary file; the file's next writer
+    /// removes those of its file (the shared name of older versions included), and no
+    /// other file's.
+    #[test]
+    fn stale_temporary_files_of_the_file_are_removed() {
+        let dir = scratch("stale");
+        fs::create_dir_all(&dir).unwrap();
+        let stale = [
+            ".bsuite_id_-_catch-3.csv.tmp",
+            ".bsuite_id_-_catch-3.csv.4242-7.tmp",
+        ];
+        let kept = [".bsuite_id_-_catch-30.csv.4242-7.tmp", "notes.tmp"];
+        for name in stale.iter().chain(&kept) {
+            fs::write(dir.join(name), "a rewrite cut short").unwrap();
+        }
+        let id: BsuiteId = "catch/3".parse().unwrap();
+        let logger = CsvLogger::create(&id, &dir, false).unwrap();
+        for name in stale {
+            assert!(!dir.join(name).exists(), "{name}");
+        }
+        for name in kept {
+            assert!(dir.join(name).exists(), "{name}");
+        }
+        drop(logger);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

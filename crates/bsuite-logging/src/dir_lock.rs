@@ -8,6 +8,12 @@
 //! ends in any way (even `kill -9`), so a lock is never stale; the files stay behind,
 //! holding the last owner's description, and are reused by the next run.
 //!
+//! Recorders share a directory but never a file: each holds its results file's own lock,
+//! `DIR/.bsuite-lock-of-<file>` ([`claim_file`]), exclusively for as long as it may write
+//! it, so a second writer of the file, in another process or in the same one (`flock`
+//! locks conflict between two opens of a file within one process too), is refused when it
+//! opens rather than overwriting the first's rows.
+//!
 //! Writers that share a directory decide its provenance (the manifest) one at a time,
 //! under [`Provenance`]: the check of the manifest and its writing are one step, so two
 //! shards of different runs that start together cannot both pass the check.
@@ -28,6 +34,9 @@ const PROVENANCE_FILE: &str = ".bsuite-lock-manifest";
 
 /// Held shared by every recorder for as long as it records.
 const RECORDERS_FILE: &str = ".bsuite-lock-recorders";
+
+/// The start of the name of a results file's own lock ([`claim_file`]).
+const FILE_CLAIM_PREFIX: &str = ".bsuite-lock-of-";
 
 /// Who takes a results directory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +114,16 @@ pub enum LockError {
         /// Who holds the other split's shards, as their lock files say.
         theirs: String,
     },
+    /// Another writer holds the results file ([`claim_file`]): a recorder of the same id
+    /// into the same directory, in another process or in this one.
+    FileInUse {
+        /// The results file.
+        path: PathBuf,
+        /// Who holds it, as its lock file says (empty while that writer is starting).
+        owner: String,
+        /// The holder is this process (another environment of it records the file).
+        this_process: bool,
+    },
     /// The filesystem refuses `flock` (`ENOLCK`, `EOPNOTSUPP`, `ENOSYS`): no second
     /// writer can be kept out. `--lock none` runs without the lock.
     Unsupported {
@@ -150,6 +169,22 @@ impl fmt::Display for LockError {
                 ours.0,
                 ours.1
             ),
+            LockError::FileInUse {
+                path,
+                owner,
+                this_process,
+            } => {
+                write!(f, "results file {} is being written by ", path.display())?;
+                match (this_process, owner.is_empty()) {
+                    (true, _) => write!(f, "another writer in this process ({owner})")?,
+                    (false, true) => f.write_str("another writer that is starting")?,
+                    (false, false) => write!(f, "another writer ({owner})")?,
+                }
+                f.write_str(
+                    "; two writers of one file would lose one's rows, so it is refused: close \
+                     the other writer first, or write into another directory",
+                )
+            }
             LockError::Unsupported { path, error } => write!(
                 f,
                 "the filesystem of {} refuses flock ({error}), so bsuite-rs cannot keep a \
@@ -339,31 +374,116 @@ fn take(dir: &Path, path: &Path, shared: bool) -> Result<File, LockError> {
 }
 
 /// Writes who holds the lock into its file.
-fn describe(mut file: File, path: &Path, holder: Holder) -> Result<File, LockError> {
-    let since = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::env::var("HOSTNAME"))
-        .unwrap_or_else(|_| "an unknown host".into());
+fn describe(file: File, path: &Path, holder: Holder) -> Result<File, LockError> {
     let what = match holder {
         Holder::Shard { index, count } => format!("shard {index}/{count}"),
         Holder::Run | Holder::Recorder => "a run".into(),
     };
-    let text = format!(
-        "{what}: pid {} on {} since {since} (Unix seconds)\n",
-        std::process::id(),
-        host.trim()
-    );
+    write_description(file, path, &format!("{what}: {}", this_process()))
+}
+
+fn write_description(mut file: File, path: &Path, text: &str) -> Result<File, LockError> {
     let written = file
         .set_len(0)
         .and_then(|()| file.rewind())
-        .and_then(|()| file.write_all(text.as_bytes()));
+        .and_then(|()| file.write_all(format!("{text}\n").as_bytes()));
     written.map_err(|error| LockError::Io {
         path: path.to_path_buf(),
         error,
     })?;
     Ok(file)
+}
+
+/// `pid N on HOST since YYYY-MM-DD HH:MM:SS UTC`: this process, as its lock files say.
+fn this_process() -> String {
+    let since = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!("{} since {}", process_name(), utc(since))
+}
+
+/// `pid N on HOST`, the part of [`this_process`] that tells this process from others.
+fn process_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_else(|_| "an unknown host".into());
+    format!("pid {} on {}", std::process::id(), host.trim())
+}
+
+/// Unix time `secs` as `YYYY-MM-DD HH:MM:SS UTC` (the proleptic Gregorian calendar, from
+/// the days since 1970-01-01 as in Howard Hinnant's `civil_from_days`).
+fn utc(secs: u64) -> String {
+    let (days, time) = (secs / 86_400, secs % 86_400);
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        time / 3600,
+        time / 60 % 60,
+        time % 60
+    )
+}
+
+/// The claim of one results file by its writer, held for as long as the writer may write
+/// it ([`claim_file`]); dropping it lets the next writer in.
+#[derive(Debug)]
+pub struct FileClaim {
+    _file: File,
+}
+
+/// Claims the results file `path` for one writer: refused ([`LockError::FileInUse`])
+/// while another writer holds it, in another process or in this one. The claim is a lock
+/// file beside it, `.bsuite-lock-of-<file name without .csv>`, locked exclusively and
+/// describing its holder; the kernel drops it when the holder's process ends in any way.
+///
+/// ```
+/// use bsuite_logging::dir_lock::claim_file;
+///
+/// let dir = std::env::temp_dir().join(format!("file-claim-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let file = dir.join("bsuite_id_-_catch-0.csv");
+/// let claim = claim_file(&file).unwrap();
+/// assert!(claim_file(&file).unwrap_err().to_string().contains("in this process"));
+/// drop(claim);
+/// assert!(claim_file(&file).is_ok());
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn claim_file(path: &Path) -> Result<FileClaim, LockError> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let stem = name.strip_suffix(".csv").unwrap_or(&name);
+    let lock = path.with_file_name(format!("{FILE_CLAIM_PREFIX}{stem}"));
+    let file = open_lock_file(&lock).map_err(|error| LockError::Io {
+        path: lock.clone(),
+        error,
+    })?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            let owner = std::fs::read_to_string(&lock).unwrap_or_default();
+            let owner = owner.trim().to_string();
+            let this_process = owner.starts_with(&format!("a recorder: {} ", process_name()));
+            return Err(LockError::FileInUse {
+                path: path.to_path_buf(),
+                owner,
+                this_process,
+            });
+        }
+        Err(TryLockError::Error(error)) => return Err(flock_error(&lock, error)),
+    }
+    let file = write_description(file, &lock, &format!("a recorder: {}", this_process()))?;
+    Ok(FileClaim { _file: file })
 }
 
 /// Who holds shard lock files of splits other than `count` in `dir` now.
@@ -412,7 +532,8 @@ fn owners(dir: &Path) -> String {
             .filter(|p| {
                 p.file_name()
                     .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with(LOCK_FILE))
+                    // Recorders' claims of their files: the recorders are named below, once.
+                    .is_some_and(|n| n.starts_with(LOCK_FILE) && !n.starts_with(FILE_CLAIM_PREFIX))
             })
             .collect();
         paths.sort();
@@ -475,6 +596,72 @@ mod tests {
         assert!(busy.contains("being recorded into"), "{busy}");
         drop(recorder);
         assert!(!provenance.recorders_active().unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 55, item 21: a refusal showed its holder's start as raw Unix seconds.
+    #[test]
+    fn holders_say_when_they_started_in_calendar_time() {
+        for (secs, text) in [
+            (0, "1970-01-01 00:00:00 UTC"),
+            (951_782_400, "2000-02-29 00:00:00 UTC"),
+            (1_709_210_096, "2024-02-29 12:34:56 UTC"),
+            (4_102_444_799, "2099-12-31 23:59:59 UTC"),
+            (253_402_300_799, "9999-12-31 23:59:59 UTC"),
+        ] {
+            assert_eq!(utc(secs), text);
+        }
+        let dir = scratch("since");
+        let held = lock(&dir, Holder::Run).unwrap();
+        let busy = lock(&dir, Holder::Run).unwrap_err().to_string();
+        assert!(!busy.contains("Unix"), "{busy}");
+        let since = busy.split(" since ").nth(1).unwrap_or_default();
+        let shape = |c: char| c.is_ascii_digit() || "-: ".contains(c);
+        assert!(
+            since.len() > 23 && since[..19].chars().all(shape) && since[19..].starts_with(" UTC"),
+            "{busy}"
+        );
+        drop(held);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 55, item 19: two recorders of one id were both accepted and the later one's
+    /// file replaced the first's. A file's claim refuses a second one within this process
+    /// (`flock` locks conflict between two opens of one file) and names it; other ids and a
+    /// claim given back are free, and a run's refusal does not list the files' claims.
+    #[test]
+    fn a_results_file_has_one_writer() {
+        let dir = scratch("claims");
+        let file = dir.join("bsuite_id_-_catch-3.csv");
+        let claim = claim_file(&file).unwrap();
+        let second = claim_file(&file).unwrap_err();
+        assert!(
+            matches!(
+                second,
+                LockError::FileInUse {
+                    this_process: true,
+                    ..
+                }
+            ),
+            "{second}"
+        );
+        let message = second.to_string();
+        assert!(message.contains(&*file.to_string_lossy()), "{message}");
+        assert!(
+            message.contains("in this process (a recorder: pid"),
+            "{message}"
+        );
+        assert!(message.contains("UTC)"), "{message}");
+        let other = claim_file(&dir.join("bsuite_id_-_catch-30.csv")).unwrap();
+        let recorder = lock(&dir, Holder::Recorder).unwrap();
+        let provenance = Provenance::take(&dir).unwrap();
+        let mut recorder = recorder;
+        provenance.start_recording(&mut recorder).unwrap();
+        drop(provenance);
+        let busy = lock(&dir, Holder::Run).unwrap_err().to_string();
+        assert!(!busy.contains("a recorder: pid"), "{busy}");
+        drop((claim, other, recorder));
+        assert!(claim_file(&file).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::errors;
+use crate::memory;
 
 /// Warns (`UserWarning`) about each file a results directory skipped.
 fn warn_skipped(py: Python<'_>, skipped: &[Skipped]) -> PyResult<()> {
@@ -65,18 +66,35 @@ fn summary_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, 
 /// naming file and line (`lenient=True` skips it with a warning); seeds of different runs a
 /// `ValueError` naming them; a directory that cannot be read, or holds no results, an
 /// `OSError`.
+///
+/// `reps` is a whole number of at least 1 and `bootstrap_seed` one in `0..=4294967295`
+/// (`ValueError` otherwise); a bootstrap whose replicates need more memory than can be
+/// allocated is a `MemoryError`, raised before it is drawn.
 #[pyfunction]
-#[pyo3(signature = (results_dir, *, lenient=false, reps=10_000, bootstrap_seed=0))]
+#[pyo3(signature = (results_dir, *, lenient=false, reps=None, bootstrap_seed=None))]
 pub fn score<'py>(
     py: Python<'py>,
     results_dir: PathBuf,
     lenient: bool,
-    reps: usize,
-    bootstrap_seed: u32,
+    reps: Option<&Bound<'py, PyAny>>,
+    bootstrap_seed: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if reps == 0 {
-        return Err(PyValueError::new_err("reps must be at least 1"));
-    }
+    let reps = match reps {
+        Some(reps) => replicates(reps)?,
+        None => Bootstrap::default().reps,
+    };
+    let bootstrap_seed = match bootstrap_seed {
+        Some(seed) => seed.extract::<u32>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "bootstrap_seed is an integer in 0..=4294967295, not {}",
+                shown(seed)
+            ))
+        })?,
+        None => Bootstrap::default().seed,
+    };
+    // The replicates' statistics are held at once (one f64 each) while each interval is
+    // drawn; a quarter more for the sorting's and the allocator's slack.
+    let draws = reps.checked_mul(std::mem::size_of::<f64>() * 5 / 4);
     let settings = Bootstrap {
         reps,
         seed: bootstrap_seed,
@@ -95,8 +113,38 @@ pub fn score<'py>(
     if let [(_, only)] = summary.seeds.as_slice() {
         return Ok(summary_dict(py, only)?.into_any());
     }
+    memory::reserve(draws, format_args!("a bootstrap of reps={reps} replicates"))?;
     let json = py.detach(|| seeded_json(&summary, &settings).to_string());
     py.import("json")?.call_method1("loads", (json,))
+}
+
+/// `repr(value)`, for a message.
+fn shown(value: &Bound<'_, PyAny>) -> String {
+    value
+        .repr()
+        .map_or_else(|_| "?".to_string(), |r| r.to_string())
+}
+
+/// `reps`: a whole number of at least 1 (`ValueError` otherwise; `MemoryError` past what a
+/// `usize` counts, which no memory could hold either).
+fn replicates(reps: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let bad = || {
+        PyValueError::new_err(format!(
+            "reps is a whole number of bootstrap replicates, at least 1, not {}",
+            shown(reps)
+        ))
+    };
+    if reps.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(bad());
+    }
+    let index = reps.call_method0("__index__").map_err(|_| bad())?;
+    if index.lt(1).map_err(|_| bad())? {
+        return Err(bad());
+    }
+    index.extract::<usize>().map_err(|_| {
+        let what = format!("a bootstrap of reps={} replicates", shown(reps));
+        memory::too_large(None, what)
+    })
 }
 
 /// A multi-seed directory that cannot be read as one agent.
@@ -159,18 +207,17 @@ pub fn report<'py>(
     let written = py
         .detach(|| bsuite_report::write_seeded(&agents, &out, &options))
         .map_err(|err| errors::report_error(&err))?;
-    let paths = |files: &[PathBuf]| -> Vec<String> {
-        files
-            .iter()
-            .map(|f| f.to_string_lossy().into_owned())
-            .collect()
+    // As `str`, losslessly: a path that is not valid UTF-8 comes back as `os.fsdecode`
+    // would give it.
+    let paths = |files: &[PathBuf]| -> Vec<std::ffi::OsString> {
+        files.iter().map(|f| f.as_os_str().to_owned()).collect()
     };
     let incomplete = PyDict::new(py);
     for (agent, lines) in &written.incomplete {
         incomplete.set_item(agent, PyList::new(py, lines)?)?;
     }
     let dict = PyDict::new(py);
-    dict.set_item("out_dir", written.out_dir.to_string_lossy().into_owned())?;
+    dict.set_item("out_dir", written.out_dir.as_os_str())?;
     dict.set_item("files", paths(&written.files))?;
     dict.set_item("figures", written.figures)?;
     dict.set_item("removed", paths(&written.removed))?;

@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use bsuite_envs::{BsuiteId, Environment, InfoValue, TimeStep};
 use bsuite_logging::results::{check_layout, seed_dir, Layout, LayoutError};
-use bsuite_logging::{CsvLogger, Logger, Logging, TerminalLogger};
+use bsuite_logging::{Logger, Logging, TerminalLogger};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
@@ -37,6 +37,26 @@ pub enum Record {
     },
     /// Standard error (file descriptor 2, not Python's `sys.stderr`).
     Terminal,
+}
+
+/// `results_dir` as given by Python, made absolute against the current directory now, so
+/// that a later `os.chdir` does not move where the results go. An empty path is a
+/// `ValueError` (bsuite refuses it too), not the current directory.
+pub fn results_path(results_dir: &Path, argument: &str) -> PyResult<PathBuf> {
+    if results_dir.as_os_str().is_empty() {
+        return Err(PyValueError::new_err(format!(
+            "{argument} is an empty path; name a directory ('.' for the current one)"
+        )));
+    }
+    std::path::absolute(results_dir).map_err(|err| {
+        errors::os_error(
+            &err,
+            format!(
+                "{argument} {} cannot be made absolute: {err}",
+                results_dir.display()
+            ),
+        )
+    })
 }
 
 /// Where a recorder of run seed `run_seed` writes: `results_dir` itself for a run of no
@@ -78,9 +98,8 @@ impl Backend {
                 let lock = bsuite_logging::record::claim_for_recording(&results_dir)
                     .map_err(|err| errors::record_error(py, &err))?;
                 Box::new(
-                    CsvLogger::create(id, &results_dir, overwrite)
-                        .map_err(|err| errors::log_error(py, &err))?
-                        .holding(lock),
+                    bsuite_logging::record::recorder(id, &results_dir, overwrite, lock)
+                        .map_err(|err| errors::record_error(py, &err))?,
                 )
             }
             Record::Terminal => Box::new(TerminalLogger::stderr()),
@@ -122,6 +141,15 @@ impl Backend {
         match self {
             Backend::Logged(env) => env.finish().map_err(|err| errors::log_error(py, &err)),
             Backend::Bare(_) => Ok(()),
+        }
+    }
+
+    /// The environment without its logger, which is dropped: a CSV logger's last write is
+    /// finished and its directory's lock and file's claim are given back.
+    pub fn release(self) -> Self {
+        match self {
+            Backend::Logged(env) => Backend::Bare(env.into_parts().0),
+            bare => bare,
         }
     }
 }
@@ -215,16 +243,26 @@ pub struct Env {
 
 /// What a step changes.
 struct State {
-    backend: Backend,
+    /// `None` only while `close` swaps it for its logger-less self.
+    backend: Option<Backend>,
     timestep: TimeStep,
     /// The observation arrays handed out, recycled once dropped.
     observations: ArrayPool<f32>,
     closed: bool,
-    /// What it was given since it was loaded: its state, for pickling and copying.
+    /// What it was given since it was loaded: its state, for pickling and copying (not kept
+    /// while it records, or once closed).
     history: History,
 }
 
 impl State {
+    fn backend(&self) -> &Backend {
+        self.backend.as_ref().expect("close puts the backend back")
+    }
+
+    fn backend_mut(&mut self) -> &mut Backend {
+        self.backend.as_mut().expect("close puts the backend back")
+    }
+
     fn check_open(&self, id: &BsuiteId) -> PyResult<()> {
         if self.closed {
             return Err(PyValueError::new_err(format!(
@@ -237,7 +275,12 @@ impl State {
     /// Starts an episode, leaving its first timestep in `self.timestep`.
     fn reset(&mut self, id: &BsuiteId) -> PyResult<()> {
         self.check_open(id)?;
-        self.backend.env_mut().reset_into(&mut self.timestep);
+        let timestep = &mut self.timestep;
+        self.backend
+            .as_mut()
+            .expect("close puts the backend back")
+            .env_mut()
+            .reset_into(timestep);
         self.history.push(std::iter::once(snapshot::RESET));
         Ok(())
     }
@@ -251,14 +294,17 @@ impl State {
     /// Steps with `action`, leaving the result in `self.timestep`.
     fn step(&mut self, py: Python<'_>, id: &BsuiteId, action: &Bound<'_, PyAny>) -> PyResult<()> {
         self.check_open(id)?;
-        let action = self::action(action, self.backend.env())?;
+        let action = self::action(action, self.backend().env())?;
+        let timestep = &mut self.timestep;
         self.backend
+            .as_mut()
+            .expect("close puts the backend back")
             .env_mut()
-            .step_into(action, &mut self.timestep)
+            .step_into(action, timestep)
             .map_err(|err| errors::action_error(&err))?;
         self.history.push_actions(std::iter::once(action));
         if self.timestep.last() {
-            self.backend.check_log(py)?;
+            self.backend().check_log(py)?;
         }
         Ok(())
     }
@@ -306,7 +352,7 @@ impl Env {
                 ))
             }
             (Some(results_dir), false) => Record::Csv {
-                results_dir: recording_dir(&results_dir, run_seed)
+                results_dir: recording_dir(&results_path(&results_dir, "results_dir")?, run_seed)
                     .map_err(|err| errors::layout_error(&err))?,
                 overwrite,
             },
@@ -316,15 +362,20 @@ impl Env {
         let env_seed = env_seed.unwrap_or_else(|| id.default_env_seed(0));
         let backend = Backend::load(py, &id, Some(env_seed), record)?;
         let shape = backend.env().observation_spec().shape;
+        // A logging environment refuses to be copied, so it keeps no history.
+        let history = match backend {
+            Backend::Logged(_) => History::not_kept(),
+            Backend::Bare(_) => History::default(),
+        };
         Ok(Env {
             id,
             env_seed,
             state: Mutex::new(State {
-                backend,
+                backend: Some(backend),
                 timestep: TimeStep::default(),
                 observations: ArrayPool::new(shape),
                 closed: false,
-                history: History::default(),
+                history,
             }),
         })
     }
@@ -352,7 +403,7 @@ impl Env {
 
     /// bsuite's scoring counters (e.g. `total_regret`) as a dict.
     fn bsuite_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        info_dict(py, self.lock()?.backend.env())
+        info_dict(py, self.lock()?.backend().env())
     }
 
     /// The number of episodes the experiment runs for.
@@ -367,35 +418,40 @@ impl Env {
         self.id.to_string()
     }
 
-    /// True when the environment logs its rows (to a CSV file or the terminal).
+    /// True when the environment logs its rows (to a CSV file or the terminal); false once
+    /// it is closed.
     #[getter]
     fn recording(&self) -> PyResult<bool> {
-        Ok(matches!(self.lock()?.backend, Backend::Logged(_)))
+        Ok(matches!(self.lock()?.backend(), Backend::Logged(_)))
     }
 
     /// Waits until every logged row is in its file, raising `OSError` if logging failed.
     /// Nothing to do without logging. bsuite flushes after the experiment's last episode;
     /// call this (or `close`) after a shorter run.
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
-        self.lock()?.backend.flush(py)
+        self.lock()?.backend_mut().flush(py)
     }
 
     /// Flushes the log and closes the environment; stepping it afterwards is a `ValueError`.
-    /// Closing twice is harmless.
+    /// The logger is dropped at once, so the results directory and file are free for the
+    /// next writer as soon as this returns. Closing twice is harmless.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         let mut state = self.lock()?;
         if state.closed {
             return Ok(());
         }
         state.closed = true;
-        state.backend.flush(py)
+        state.history = History::not_kept();
+        let flushed = state.backend_mut().flush(py);
+        state.backend = state.backend.take().map(Backend::release);
+        flushed
     }
 
     /// `(shape, name, num_actions, action_dtype, environment name)`, from which the Python
     /// class builds dm_env's specs.
     fn _spec_parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let state = self.lock()?;
-        let env = state.backend.env();
+        let env = state.backend().env();
         let observation = env.observation_spec();
         let action = env.action_spec();
         (
@@ -450,7 +506,7 @@ impl Env {
         let this = slf.get();
         let state = this.lock()?;
         let what = format_args!("the environment of {}", this.id);
-        if let Backend::Logged(_) = state.backend {
+        if let Backend::Logged(_) = state.backend() {
             return Err(PyTypeError::new_err(format!(
                 "{what} logs its results (to a CSV file or the terminal) and cannot be \
                  pickled or copied: a copy would log the same episodes again. Copy an \
@@ -478,7 +534,13 @@ impl Env {
         let mut state = self.lock()?;
         let state = &mut *state;
         let what = format_args!("the environment of {}", self.id);
-        snapshot::replay(state.backend.env_mut(), history, 0, 1, &mut state.timestep)
+        let timestep = &mut state.timestep;
+        let env = state
+            .backend
+            .as_mut()
+            .expect("close puts the backend back")
+            .env_mut();
+        snapshot::replay(env, history, 0, 1, timestep)
             .map_err(|err| snapshot::replay_error(&what, &err))?;
         state.history = History::from_bytes(history);
         Ok(())
@@ -488,7 +550,7 @@ impl Env {
         let class = slf.get_type().qualname()?;
         let this = slf.get();
         let state = this.lock()?;
-        let mode = match (&state.backend, state.closed) {
+        let mode = match (state.backend(), state.closed) {
             (_, true) => ", closed",
             (Backend::Logged(_), false) => ", recording",
             (Backend::Bare(_), false) => "",

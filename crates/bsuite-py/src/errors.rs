@@ -72,47 +72,87 @@ pub fn log_error(py: Python<'_>, err: &LogError) -> PyErr {
     }
 }
 
-/// A results directory that cannot be taken for recording: a run holds it or recorders
-/// could not start beside it (`BlockingIOError`, as for a lock already taken), a run's
+/// A results directory or file that cannot be taken for recording: a run holds it, or
+/// another recorder the id's file (`BlockingIOError`, as for a lock already taken), a run's
 /// manifest claims it (`FileExistsError`), or the lock or the manifest failed (`OSError`).
+/// The messages are Python's: the library's own advise the command line's flags.
 pub fn record_error(py: Python<'_>, err: &RecordError) -> PyErr {
     let message = err.to_string();
     match err {
         RecordError::Load(err) => load_error(err),
         RecordError::Log(err) => log_error(py, err),
+        RecordError::File(error) => lock_error(error),
         RecordError::Claim(claim) => match claim {
-            // The lock's own message advises the command line's flags.
-            ClaimError::Lock {
-                error: LockError::Busy { dir, owner },
-            } => PyBlockingIOError::new_err(format!(
-                "results directory {} is in use by another run ({owner}); wait for it to \
-                 end, or record into another directory",
+            ClaimError::Lock { error } => lock_error(error),
+            ClaimError::Recording { dir } => PyBlockingIOError::new_err(format!(
+                "results directory {} is being recorded into by other recorders; wait for \
+                 them to finish, or record into another directory",
                 dir.display()
             )),
-            ClaimError::Recording { .. } => PyBlockingIOError::new_err(message),
-            ClaimError::Lock {
-                error: LockError::Io { error, .. },
-            } => os_error(error, message),
-            // The lock's own message advises `--lock none`, which recording has not.
-            ClaimError::Lock {
-                error: LockError::Unsupported { path, error },
-            } => os_error(
-                error,
-                format!(
-                    "the filesystem of {} refuses flock ({error}), so no second writer can be \
-                     kept out; record into a directory on a filesystem that locks (a local \
-                     one)",
-                    path.parent().unwrap_or(path).display()
-                ),
-            ),
-            ClaimError::Lock {
-                error: LockError::OtherSplit { .. },
-            } => PyBlockingIOError::new_err(message),
-            ClaimError::RunsResults { .. }
-            | ClaimError::OtherRun { .. }
-            | ClaimError::Unclaimed { .. } => PyFileExistsError::new_err(message),
+            ClaimError::RunsResults { dir, theirs } => {
+                let episodes = theirs
+                    .num_episodes
+                    .map_or_else(String::new, |n| format!(", {n} episodes per id"));
+                PyFileExistsError::new_err(format!(
+                    "{} holds the results of a run (agent {}, seed {}{episodes}, as its \
+                     bsuite_run.json says); recording into it would mix another run's file \
+                     into them: record into another directory",
+                    dir.display(),
+                    theirs.agent,
+                    theirs.seed
+                ))
+            }
+            ClaimError::OtherRun { .. } | ClaimError::Unclaimed { .. } => {
+                PyFileExistsError::new_err(message)
+            }
             ClaimError::Unreadable { .. } | ClaimError::Write { .. } => PyOSError::new_err(message),
         },
+    }
+}
+
+/// A lock a recorder could not take, in Python's words.
+fn lock_error(error: &LockError) -> PyErr {
+    match error {
+        LockError::Busy { dir, owner }
+        | LockError::OtherSplit {
+            dir, theirs: owner, ..
+        } => PyBlockingIOError::new_err(format!(
+            "results directory {} is in use by another run ({owner}); wait for it to end, \
+                 or record into another directory",
+            dir.display()
+        )),
+        LockError::FileInUse {
+            path,
+            owner,
+            this_process: true,
+        } => PyBlockingIOError::new_err(format!(
+            "results file {} is being recorded by another environment of this process \
+             ({owner}): an Environment or VecEnv recording it that is still open. Two \
+             recorders of one file would lose one's rows; close() the other first, or record \
+             into another directory",
+            path.display()
+        )),
+        LockError::FileInUse { path, owner, .. } => {
+            let owner = match owner.is_empty() {
+                true => "one that is starting".to_string(),
+                false => owner.clone(),
+            };
+            PyBlockingIOError::new_err(format!(
+                "results file {} is being recorded by another process ({owner}). Two \
+                 recorders of one file would lose one's rows; wait for it to finish, or \
+                 record into another directory",
+                path.display()
+            ))
+        }
+        LockError::Unsupported { path, error } => os_error(
+            error,
+            format!(
+                "the filesystem of {} refuses flock ({error}), so no second writer can be \
+                 kept out; record into a directory on a filesystem that locks (a local one)",
+                path.parent().unwrap_or(path).display()
+            ),
+        ),
+        LockError::Io { error: io, .. } => os_error(io, error.to_string()),
     }
 }
 
@@ -169,17 +209,31 @@ pub fn read_error(err: &ReadError) -> PyErr {
     }
 }
 
-/// A report that cannot be written.
+/// A report that cannot be written, in Python's words (the library's own advise the
+/// command line's flags).
 pub fn report_error(err: &bsuite_report::Error) -> PyErr {
     use bsuite_report::Error;
     match err {
-        Error::NoAgents | Error::DuplicateAgent(_) | Error::SameRun { .. } => {
-            PyValueError::new_err(err.to_string())
-        }
+        Error::NoAgents | Error::SameRun { .. } => PyValueError::new_err(err.to_string()),
+        Error::DuplicateAgent(name) => PyValueError::new_err(format!(
+            "two results directories have the agent name '{name}'; name them apart, as in \
+             report({{'first': dir1, 'second': dir2}})"
+        )),
         Error::OutputNotADirectory(_) => PyNotADirectoryError::new_err(err.to_string()),
-        Error::ForeignFiles { .. } | Error::OutputIsResults(_) => {
-            PyFileExistsError::new_err(err.to_string())
-        }
+        Error::OutputIsResults(out) => PyFileExistsError::new_err(format!(
+            "the output path {} is a results directory; give the report another out",
+            out.display()
+        )),
+        Error::ForeignFiles { dir, files } => PyFileExistsError::new_err(format!(
+            "the report directory {} holds files that no report wrote: {}; pass \
+             overwrite=True to replace them, or give the report another out",
+            dir.display(),
+            files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
         Error::Io { error, .. } => os_error(error, err.to_string()),
         Error::Draw(_) | Error::Svg(_) | Error::Pdf(_) => PyRuntimeError::new_err(err.to_string()),
     }

@@ -22,6 +22,7 @@
 pub mod analysis;
 pub mod env;
 pub mod errors;
+pub mod memory;
 pub mod pool;
 pub mod settings;
 pub mod snapshot;
@@ -106,6 +107,13 @@ fn _check_id(bsuite_id: &str) -> PyResult<()> {
         .map_err(|err| errors::id_error(&err))
 }
 
+/// The bytes the calling thread holds in Rust's heap ([`memory::thread_bytes`]): how the
+/// tests see what an environment keeps per step.
+#[pyfunction]
+fn _heap_bytes() -> isize {
+    memory::thread_bytes()
+}
+
 /// The native module `bsuite_rs._core`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -117,5 +125,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_sweep_table, m)?)?;
     m.add_function(wrap_pyfunction!(_resolve_setting, m)?)?;
     m.add_function(wrap_pyfunction!(_check_id, m)?)?;
+    m.add_function(wrap_pyfunction!(vec_env::_check_vec_env, m)?)?;
+    m.add_function(wrap_pyfunction!(_heap_bytes, m)?)?;
     Ok(())
 }

@@ -6,7 +6,8 @@
 //! included: a replay reaches exactly the original's state, and the copy and the original
 //! then return the same timesteps for the same actions. A history costs one byte per
 //! environment step; past [`MAX_HISTORY`] bytes it stops growing and the environment can no
-//! longer be pickled (a seeded reset of a gymnasium environment starts a new one).
+//! longer be pickled (a newly loaded one starts a new history). Environments that can never
+//! be copied (recording ones, closed ones) keep none ([`History::not_kept`]).
 
 use bsuite_envs::{ActionError, Environment, TimeStep};
 use pyo3::exceptions::PyValueError;
@@ -22,17 +23,38 @@ pub const MAX_HISTORY: usize = 64 << 20;
 
 /// What an environment (or each environment of a batch) was given since it was loaded: one
 /// byte per environment and call, the action or [`RESET`] or [`RESET_IF_ENDED`].
-#[derive(Default)]
 pub struct History {
     bytes: Vec<u8>,
     /// Set once the history would pass [`MAX_HISTORY`]; it is then dropped.
     overflowed: bool,
+    /// False for an environment that can never be copied: nothing is kept.
+    kept: bool,
+}
+
+impl Default for History {
+    /// An empty history, kept.
+    fn default() -> Self {
+        History {
+            bytes: Vec::new(),
+            overflowed: false,
+            kept: true,
+        }
+    }
 }
 
 impl History {
+    /// The history of an environment that can never be pickled or copied (a recording or
+    /// closed one): nothing is kept, so that it costs no memory per step.
+    pub fn not_kept() -> History {
+        History {
+            kept: false,
+            ..History::default()
+        }
+    }
+
     /// Appends one call's bytes (one per environment).
     pub fn push(&mut self, row: impl ExactSizeIterator<Item = u8>) {
-        if self.overflowed {
+        if self.overflowed || !self.kept {
             return;
         }
         if self.bytes.len() + row.len() > MAX_HISTORY {
@@ -46,6 +68,9 @@ impl History {
     /// Appends one step's actions. Actions are below [`RESET_IF_ENDED`] in every bsuite
     /// environment (at most 11); a larger one would be misread, so it ends the history.
     pub fn push_actions(&mut self, actions: impl ExactSizeIterator<Item = usize>) {
+        if self.overflowed || !self.kept {
+            return;
+        }
         let mut fits = true;
         let row: Vec<u8> = actions
             .map(|a| match u8::try_from(a) {
@@ -66,11 +91,18 @@ impl History {
 
     /// The history, or why there is none to pickle.
     pub fn bytes(&self, what: &dyn std::fmt::Display) -> Result<&[u8], String> {
+        if !self.kept {
+            return Err(format!(
+                "{what} keeps no history, so it cannot be pickled or copied"
+            ));
+        }
         if self.overflowed {
+            // A native environment has no seeded reset; loading one anew is what starts a
+            // new history (gymnasium's reset(seed=...) does that too).
             return Err(format!(
                 "{what} cannot be pickled or copied: it has taken more than {MAX_HISTORY} \
                  environment steps since it was loaded (a copy replays them); copy it \
-                 earlier, or reseed it to start afresh"
+                 earlier, or copy a newly loaded one"
             ));
         }
         Ok(&self.bytes)
@@ -80,9 +112,16 @@ impl History {
     pub fn from_bytes(bytes: &[u8]) -> History {
         History {
             bytes: bytes.to_vec(),
-            overflowed: false,
+            ..History::default()
         }
     }
+}
+
+/// Whether SB3's partial reset ([`RESET_IF_ENDED`]) restarts the environment whose latest
+/// timestep is `timestep`: its episode has ended, or it has none yet (it was loaded and
+/// never reset or stepped, so `timestep` is the empty default).
+pub fn ended_or_unstarted(timestep: &TimeStep) -> bool {
+    timestep.last() || timestep.observation.is_empty()
 }
 
 /// Replays the calls `bytes[start], bytes[start + stride], ...` into `env`, leaving its
@@ -98,7 +137,7 @@ pub fn replay(
         match byte {
             RESET => env.reset_into(timestep),
             RESET_IF_ENDED => {
-                if timestep.last() {
+                if ended_or_unstarted(timestep) {
                     env.reset_into(timestep);
                 }
             }

@@ -13,12 +13,14 @@ use bsuite_logging::dir_lock::DirLock;
 use bsuite_logging::results::LayoutError;
 use bsuite_logging::{CsvLogger, LogError, Logging};
 use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::PyMemoryError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
-use crate::env::{env_seed, info_dict, lock, recording_dir, run_seed};
+use crate::env::{env_seed, info_dict, lock, recording_dir, results_path, run_seed};
 use crate::errors;
+use crate::memory;
 use crate::pool::ArrayPool;
 use crate::snapshot::{self, History};
 
@@ -133,6 +135,14 @@ impl Batch {
             _ => Ok(()),
         };
         count(&env_seeds, "env_seeds")?;
+        let mut copies: Vec<(BsuiteId, usize)> = Vec::new();
+        for id in &ids {
+            match copies.iter_mut().find(|(seen, _)| seen == id) {
+                Some((_, n)) => *n += 1,
+                None => copies.push((*id, 1)),
+            }
+        }
+        check_memory(&copies)?;
         // Each slot's results directory, and one lock a directory: it holds the directory
         // as one recorder.
         let mut dirs = Vec::new();
@@ -156,7 +166,13 @@ impl Batch {
                 }
             }
         }
-        let mut slots = Vec::with_capacity(ids.len());
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(ids.len())
+            .map_err(|_| BatchLoadError::Memory {
+                envs: ids.len(),
+                bytes: ids.len().checked_mul(std::mem::size_of::<Slot>()),
+            })?;
         let mut shape: Option<(BsuiteId, Vec<usize>)> = None;
         for (k, id) in ids.iter().enumerate() {
             let seed = env_seeds
@@ -176,9 +192,13 @@ impl Batch {
             }
             let env = match &record_to {
                 Some(record_to) => {
-                    let logger = CsvLogger::create(id, &dirs[k], record_to.overwrite)
-                        .map_err(BatchLoadError::Log)?
-                        .holding(locks[&dirs[k]].clone());
+                    let logger = bsuite_logging::record::recorder(
+                        id,
+                        &dirs[k],
+                        record_to.overwrite,
+                        locks[&dirs[k]].clone(),
+                    )
+                    .map_err(BatchLoadError::Claim)?;
                     SlotEnv::Logged(Box::new(Logging::new(env, logger)))
                 }
                 None => SlotEnv::Bare(env),
@@ -227,12 +247,13 @@ impl Batch {
         self.write(out);
     }
 
-    /// Starts a new episode in every environment whose latest timestep is LAST; the others
-    /// keep their timesteps. Writes every environment's latest timestep (SB3's autoreset:
-    /// an ended episode's successor starts in the step that ended it).
+    /// Starts a new episode in every environment whose latest timestep is LAST, or that has
+    /// none yet (never reset or stepped); the others keep their timesteps. Writes every
+    /// environment's latest timestep (SB3's autoreset: an ended episode's successor starts
+    /// in the step that ended it).
     pub fn reset_ended(&mut self, out: Outputs<'_>) {
         for slot in &mut self.slots {
-            if slot.timestep.last() {
+            if snapshot::ended_or_unstarted(&slot.timestep) {
                 match &mut slot.env {
                     SlotEnv::Bare(env) => env.reset_into(&mut slot.timestep),
                     SlotEnv::Logged(env) => env.reset_into(&mut slot.timestep),
@@ -338,6 +359,21 @@ impl Batch {
         first.map_or(Ok(()), Err)
     }
 
+    /// Drops the loggers (after [`Batch::flush`]): their last writes are finished and the
+    /// results directories' locks and files' claims given back. The environments stay.
+    pub fn release(&mut self) {
+        self.slots = std::mem::take(&mut self.slots)
+            .into_iter()
+            .map(|slot| Slot {
+                env: match slot.env {
+                    SlotEnv::Logged(env) => SlotEnv::Bare(env.into_parts().0),
+                    bare => bare,
+                },
+                timestep: slot.timestep,
+            })
+            .collect();
+    }
+
     /// True when the environments log to CSV files.
     pub fn recording(&self) -> bool {
         matches!(self.slots[0].env, SlotEnv::Logged(_))
@@ -395,9 +431,59 @@ pub enum BatchLoadError {
     /// A CSV logger could not start.
     #[error(transparent)]
     Log(LogError),
-    /// The results directory could not be taken for recording.
+    /// The results directory (or an id's file in it) could not be taken for recording, or
+    /// a logger could not start.
     #[error(transparent)]
     Claim(bsuite_logging::record::RecordError),
+    /// The environments need more memory than can be allocated now.
+    #[error(
+        "a VecEnv of {envs} environments needs {}, which cannot be allocated",
+        memory::describe(*.bytes)
+    )]
+    Memory {
+        /// Environments asked for.
+        envs: usize,
+        /// Bytes they need (`None`: more than a `usize` counts).
+        bytes: Option<usize>,
+    },
+}
+
+/// Bytes one slot of a batch holds besides its environment: the slot, its timestep's
+/// observation, its action and its id, and the entry of the Python list of ids.
+fn slot_overhead(observation_len: usize) -> usize {
+    std::mem::size_of::<Slot>()
+        + observation_len * std::mem::size_of::<f32>()
+        + std::mem::size_of::<i64>()
+        + std::mem::size_of::<BsuiteId>()
+        + std::mem::size_of::<usize>()
+}
+
+/// Refuses ([`BatchLoadError::Memory`]) a batch of `copies` (each id and how many times it
+/// appears) that needs more memory than the allocator can give now, before anything is
+/// loaded: loading would abort the interpreter at the failed allocation. One environment's
+/// size is measured for each id that appears more than once, by loading it (twice: the
+/// first load may fill caches that every copy shares, such as MNIST's images).
+pub fn check_memory(copies: &[(BsuiteId, usize)]) -> Result<(), BatchLoadError> {
+    let envs = copies.iter().map(|(_, n)| n).sum::<usize>();
+    let mut total: Option<usize> = Some(0);
+    for &(id, n) in copies {
+        let per_env = if n > 1 {
+            let seed = id.default_env_seed(0);
+            drop(id.load_with_env_seed(seed).map_err(BatchLoadError::Load)?);
+            let (env, bytes) = memory::measure(|| id.load_with_env_seed(seed));
+            let env = env.map_err(BatchLoadError::Load)?;
+            bytes + slot_overhead(env.observation_spec().shape.iter().product())
+        } else {
+            0
+        };
+        // Half again for the allocator's own bookkeeping and rounding.
+        let need = per_env.checked_mul(n).and_then(|b| b.checked_add(b / 2));
+        total = total.zip(need).and_then(|(t, b)| t.checked_add(b));
+    }
+    match memory::available(total) {
+        true => Ok(()),
+        false => Err(BatchLoadError::Memory { envs, bytes: total }),
+    }
 }
 
 /// Python's view of a [`BatchError`].
@@ -522,8 +608,11 @@ struct VecState {
     rewards: ArrayPool<f64>,
     discounts: ArrayPool<f64>,
     step_types: ArrayPool<i32>,
-    /// What the environments were given since they were loaded, for pickling and copying.
+    /// What the environments were given since they were loaded, for pickling and copying
+    /// (not kept while they record, or once closed).
     history: History,
+    /// Set by `close`: the batch steps no more.
+    closed: bool,
 }
 
 impl VecState {
@@ -532,6 +621,9 @@ impl VecState {
     where
         F: FnOnce(&mut Batch, &[i64], Outputs<'_>) -> Result<(), BatchError> + Send,
     {
+        if self.closed {
+            return Err(PyValueError::new_err("this VecEnv is closed"));
+        }
         let arrays = (
             self.observations.take(py),
             self.rewards.take(py),
@@ -625,11 +717,15 @@ impl VecEnv {
                  give record_to too",
             ));
         }
-        let record_to = record_to.map(|dir| RecordTo {
-            dir,
-            overwrite,
-            run_seeds,
-        });
+        let record_to = record_to
+            .map(|dir| {
+                PyResult::Ok(RecordTo {
+                    dir: results_path(&dir, "record_to")?,
+                    overwrite,
+                    run_seeds,
+                })
+            })
+            .transpose()?;
         let env_seeds = match env_seeds {
             Some(seeds) => seeds,
             None => ids.iter().map(|id| id.default_env_seed(0)).collect(),
@@ -640,9 +736,17 @@ impl VecEnv {
                 BatchLoadError::Log(err) => errors::log_error(py, &err),
                 BatchLoadError::Claim(err) => errors::record_error(py, &err),
                 BatchLoadError::Layout(err) => errors::layout_error(&err),
+                memory @ BatchLoadError::Memory { .. } => {
+                    PyMemoryError::new_err(memory.to_string())
+                }
                 other => PyValueError::new_err(other.to_string()),
             })?;
         let n = batch.ids().len();
+        // A recording batch refuses to be copied, so it keeps no history.
+        let history = match batch.recording() {
+            true => History::not_kept(),
+            false => History::default(),
+        };
         let mut observation_shape = vec![n];
         observation_shape.extend_from_slice(batch.shape());
         Ok(VecEnv {
@@ -656,7 +760,8 @@ impl VecEnv {
                 rewards: ArrayPool::new(vec![n]),
                 discounts: ArrayPool::new(vec![n]),
                 step_types: ArrayPool::new(vec![n]),
-                history: History::default(),
+                history,
+                closed: false,
             }),
         })
     }
@@ -728,6 +833,11 @@ impl VecEnv {
         let py = slf.py();
         let this = slf.get();
         let state = this.lock()?;
+        if state.closed {
+            return Err(PyValueError::new_err(
+                "this VecEnv is closed and cannot be pickled or copied",
+            ));
+        }
         if state.batch.recording() {
             return Err(pyo3::exceptions::PyTypeError::new_err(
                 "this VecEnv logs its results to CSV files and cannot be pickled or copied: a \
@@ -818,6 +928,12 @@ impl VecEnv {
         PyList::new(py, infos)
     }
 
+    /// Each environment's number of episodes, in order: bsuite's `bsuite_num_episodes`.
+    #[getter]
+    fn bsuite_num_episodes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.ids.iter().map(BsuiteId::num_episodes))
+    }
+
     /// Waits until every logged row is in its file, raising `OSError` if logging failed.
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
         let mut state = self.lock()?;
@@ -826,17 +942,67 @@ impl VecEnv {
             .map_err(|err| batch_error(py, err))
     }
 
+    /// Flushes the logs and closes the batch: stepping or resetting it afterwards is a
+    /// `ValueError`. The loggers are dropped at once, so the results directory and files are
+    /// free for the next writer as soon as this returns. Closing twice is harmless.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let mut state = self.lock()?;
+        if state.closed {
+            return Ok(());
+        }
+        state.closed = true;
+        state.history = History::not_kept();
+        let batch = &mut state.batch;
+        let flushed = py.detach(|| {
+            let flushed = batch.flush();
+            batch.release();
+            flushed
+        });
+        flushed.map_err(|err| batch_error(py, err))
+    }
+
+    /// The batch itself, for a `with` block that closes it.
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Closes the batch at the end of a `with` block; an exception goes on.
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        kind: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+        traceback: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let _ = (kind, value, traceback);
+        self.close(py)?;
+        Ok(false)
+    }
+
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let class = slf.get_type().qualname()?;
         let this = slf.get();
         let shown: Vec<String> = this.ids.iter().take(3).map(ToString::to_string).collect();
         let more = if this.ids.len() > 3 { ", ..." } else { "" };
+        let closed = if this.lock()?.closed { ", closed" } else { "" };
         Ok(format!(
-            "<{class} of {} ids: {}{more}>",
+            "<{class} of {} ids: {}{more}{closed}>",
             this.ids.len(),
             shown.join(", ")
         ))
     }
+}
+
+/// Refuses with `MemoryError`, before a list of ids is even made, a batch of `num_envs`
+/// copies of `bsuite_id` that needs more memory than can be allocated now (a `ValueError`
+/// for a bad id): what `make` and the gymnasium and SB3 vector environments ask first.
+#[pyfunction]
+pub fn _check_vec_env(bsuite_id: &str, num_envs: usize) -> PyResult<()> {
+    let id: BsuiteId = bsuite_id.parse().map_err(|err| errors::id_error(&err))?;
+    check_memory(&[(id, num_envs)]).map_err(|err| match err {
+        BatchLoadError::Load(err) => errors::load_error(&err),
+        other => PyMemoryError::new_err(other.to_string()),
+    })
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use bsuite_envs::{BsuiteId, Environment, LoadError};
-use bsuite_logging::csv_logging::{temp_path, CsvLogger};
+use bsuite_logging::csv_logging::{remove_stale_temp_files, CsvLogger};
 use bsuite_logging::dir_lock::{Holder, LockError, Locking};
 use bsuite_logging::manifest::{self, ClaimError, ManifestError, PlaceError, RunManifest};
 use bsuite_logging::results::{file_name, logged_episodes, Layout, ReadError};
@@ -697,7 +697,7 @@ fn plan(id: BsuiteId, options: &RunnerOptions, another_runs: bool) -> Result<Pla
     let path = options.results_dir.join(file_name(&id));
     // A rewrite that a kill or a full disk interrupted left its temporary file; a run of
     // the id would remove it, a skipped id must too. (Only this run writes this id.)
-    let _ = fs::remove_file(temp_path(&path));
+    let _ = remove_stale_temp_files(&path);
     match logged_episodes(&path) {
         Ok(Some(episodes)) if episodes >= num_episodes as u64 => {
             return Ok(Plan::Skip(Outcome::Skipped { episodes }));
@@ -983,6 +983,7 @@ fn open(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bsuite_logging::csv_logging::{temp_path, writer_temp_path};
 
     /// Finding 5 of issue 30: under Slurm's `task/none` a 1-CPU task saw the machine's 2
     /// cores and ran 2 jobs. The task's CPUs bound the default.
@@ -1065,12 +1066,15 @@ mod tests {
         let header = "steps,episode,total_return,episode_len,episode_return,total_regret\n";
         let complete = format!("{header}1,1,1.0,1,1.0,0.0\n2,2,2.0,1,1.0,0.0\n");
         fs::write(&path, &complete).unwrap();
-        fs::write(temp_path(&path), "a rewrite cut short").unwrap();
+        // The shared name of older versions, and a killed writer's own.
+        let stale = [temp_path(&path), writer_temp_path(&path)];
+        for temp in &stale {
+            fs::write(temp, "a rewrite cut short").unwrap();
+        }
         assert!(matches!(plan(id, &options, false), Ok(Plan::Skip(_))));
-        assert!(
-            !temp_path(&path).exists(),
-            "a stale temporary file is removed"
-        );
+        for temp in &stale {
+            assert!(!temp.exists(), "a stale temporary file is removed");
+        }
         fs::write(&path, format!("{header}1,1,1.0,1,1.0,0.0\n")).unwrap();
         assert!(matches!(
             plan(id, &options, false),

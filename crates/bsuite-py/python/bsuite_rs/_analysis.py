@@ -4,7 +4,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from bsuite_rs import _core
 
-PathLike = Union[str, 'os.PathLike[str]']
+PathLike = Union[str, bytes, 'os.PathLike[str]', 'os.PathLike[bytes]']
 
 
 def score(results_dir: PathLike, *, lenient: bool = False, reps: int = 10_000,
@@ -23,28 +23,33 @@ def score(results_dir: PathLike, *, lenient: bool = False, reps: int = 10_000,
   bootstrap, reproducibly.
 
   A malformed file is a `ValueError` naming the file and line (`lenient=True` skips it with
-  a warning), and so are seeds of different runs; a directory that cannot be read or holds
-  no results is an `OSError`.
+  a warning), and so are seeds of different runs, a `reps` below 1 and a `bootstrap_seed`
+  outside 0..=4294967295; a directory that cannot be read or holds no results is an
+  `OSError`, and a bootstrap too large for the memory a `MemoryError`.
   """
-  return _core.score(os.fspath(results_dir), lenient=lenient, reps=reps,
+  return _core.score(os.fsdecode(results_dir), lenient=lenient, reps=reps,
                      bootstrap_seed=bootstrap_seed)
 
 
 def _named(results) -> Sequence[Tuple[str, str]]:
+  # Paths as str, bytes ones decoded as os.fsdecode does (losslessly: undecodable bytes
+  # become surrogates, which the native side encodes back).
   def name_of(path):
-    return os.path.basename(os.path.normpath(os.path.abspath(path)))
+    name = os.path.basename(os.path.normpath(os.path.abspath(os.fsdecode(path))))
+    # A name is shown, not opened: bytes that are not text become U+FFFD.
+    return os.fsencode(name).decode('utf-8', 'replace')
 
-  if isinstance(results, (str, os.PathLike)):
+  if isinstance(results, (str, bytes, os.PathLike)):
     results = [results]
   if isinstance(results, Mapping):
-    return [(str(name), os.fspath(path)) for name, path in results.items()]
+    return [(str(name), os.fsdecode(path)) for name, path in results.items()]
   named = []
   for item in results:
-    if isinstance(item, (str, os.PathLike)):
-      named.append((name_of(item), os.fspath(item)))
+    if isinstance(item, (str, bytes, os.PathLike)):
+      named.append((name_of(item), os.fsdecode(item)))
     else:
       name, path = item
-      named.append((str(name), os.fspath(path)))
+      named.append((str(name), os.fsdecode(path)))
   return named
 
 
@@ -61,7 +66,9 @@ def report(results: Union[Mapping[str, PathLike], PathLike, Sequence[Any]],
   `run_seed`) is one agent over seeds, drawn with its intervals, a performance profile and
   the pairwise P(A > B) tables. `out` must be empty or hold an earlier report, whose
   files alone are replaced (`overwrite=True` replaces other files too). Returns
-  `{"out_dir", "files", "figures", "removed", "incomplete"}`.
+  `{"out_dir", "files", "figures", "removed", "incomplete"}`, the paths as `str` (a path
+  that is not valid in the filesystem's encoding as `os.fsdecode` gives it, so that
+  `os.fsencode` gives its bytes back). Paths may be given as `str`, `bytes` or path objects.
   """
-  return _core.report(_named(results), os.fspath(out), title=title, link=link,
+  return _core.report(_named(results), os.fsdecode(out), title=title, link=link,
                       overwrite=overwrite, lenient=lenient)

@@ -1,16 +1,20 @@
 """Environments with dm_env's interface, and bsuite's functions that load them."""
 import atexit
+import operator
 import os
 import sys
 import weakref
-from typing import Any, Mapping, Optional, Tuple, Union
+from typing import Any, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
 from bsuite_rs import _compat
 from bsuite_rs import _core
 
-PathLike = Union[str, 'os.PathLike[str]']
+PathLike = Union[str, bytes, 'os.PathLike[str]', 'os.PathLike[bytes]']
+
+# The largest env seed: numpy's RandomState takes 0..=2**32 - 1.
+MAX_SEED = 2**32 - 1
 
 # Environments and VecEnvs that log, flushed when the interpreter exits: a run stopped
 # before its last episode still leaves every logged row in its file.
@@ -43,7 +47,8 @@ class Environment(_core.Env, _compat.EnvironmentBase):
   when `run_seed`, your agent's seed, is given); `terminal` logs to standard error.
 
   `pickle`, `copy.copy` and `copy.deepcopy` carry the full state, random generators included;
-  a logging environment refuses (see `bsuite_rs._pickle`).
+  a logging environment refuses (see `bsuite_rs._pickle`). `close()` flushes the log and
+  gives the results directory and file back at once, for the next writer.
   """
 
   def __init__(self, bsuite_id: str, *, env_seed: Optional[int] = None,
@@ -67,6 +72,55 @@ class Environment(_core.Env, _compat.EnvironmentBase):
     """The actions' spec: a DiscreteArray of the reference's dtype."""
     _, _, num_actions, dtype, _ = self._spec_parts()
     return _compat.DiscreteArray(num_values=num_actions, dtype=np.dtype(dtype), name='action')
+
+
+def _integer(value: Any, what: str) -> int:
+  """`value` as a Python int (a numpy integer's value, never wrapped), or a ValueError
+  saying what it should have been."""
+  if isinstance(value, bool) or not hasattr(type(value), '__index__'):
+    raise ValueError(f'{what}, not {value!r}')
+  return operator.index(value)
+
+
+def num_envs_of(value: Any) -> int:
+  """A number of environments: a whole number of at least 1 (1.5 and '4' are refused, not
+  rounded or parsed)."""
+  what = 'num_envs is a whole number of environments, at least 1'
+  count = _integer(value, what)
+  if count < 1:
+    raise ValueError(f'{what}, not {count}')
+  return count
+
+
+def copies(bsuite_id: str, num_envs: Any) -> List[str]:
+  """`num_envs` copies of `bsuite_id`, for a batch; a batch too large for the memory is a
+  `MemoryError` before the list is made."""
+  count = num_envs_of(num_envs)
+  if count > sys.maxsize:
+    raise MemoryError(f'a VecEnv of {count} environments needs more memory than can be '
+                      'addressed, which cannot be allocated')
+  _core._check_vec_env(bsuite_id, count)
+  return [bsuite_id] * count
+
+
+def env_seed_of(seed: Any) -> int:
+  """An env seed: an integer in 0..=4294967295, as numpy's RandomState takes."""
+  value = _integer(seed, 'a seed is an integer in 0..=4294967295')
+  if not 0 <= value <= MAX_SEED:
+    raise ValueError(f'seed {value} is not in 0..=4294967295')
+  return value
+
+
+def consecutive_seeds(seed: Any, count: int) -> List[int]:
+  """The env seeds `seed + k` of `count` environments, as gymnasium's vector environments
+  seed theirs: each must be a seed, and the message names the seed given."""
+  first = env_seed_of(seed)
+  last = first + count - 1
+  if last > MAX_SEED:
+    raise ValueError(f'seed {first} gives environment k of {count} the env seed {first} + k, '
+                     f'up to {last}, past 4294967295: give a seed of at most '
+                     f'{MAX_SEED - count + 1}, or one seed per environment')
+  return list(range(first, last + 1))
 
 
 def unpack_bsuite_id(bsuite_id: str) -> Tuple[str, int]:
@@ -122,10 +176,13 @@ def load_and_record_to_csv(bsuite_id: str, results_dir: PathLike, overwrite: boo
   logarithmic schedule of episodes; `flush()` or `close()` waits for the file after a
   shorter run (and the interpreter's exit flushes every logging environment).
 
-  The environment holds the directory as a recorder until it is gone: a directory that a
-  run (`cargo xtask bench-all`) holds raises `BlockingIOError`, and one whose
-  `bsuite_run.json` says a run wrote it raises `FileExistsError`, so that no run's
-  results get a file it did not write.
+  The environment holds the directory as a recorder, and the id's file as its one writer,
+  until it is closed (or gone): a directory that a run (`cargo xtask bench-all`) holds
+  raises `BlockingIOError`, and so does an id that another environment records into the
+  directory now, in this process or another (even with `overwrite`: two writers of one file
+  would lose one's rows); one whose `bsuite_run.json` says a run wrote it raises
+  `FileExistsError`, so that no run's results get a file it did not write. A relative
+  `results_dir` is taken from the current directory when the environment is made.
 
   `run_seed` records one seed of a run of several (your agent's seed): the file goes to
   `results_dir/seed-<run_seed>/`, as `cargo xtask bench-all --seeds` lays out its seeds, and
@@ -142,7 +199,7 @@ def load_and_record_to_csv(bsuite_id: str, results_dir: PathLike, overwrite: boo
   if results_dir is None:
     # bsuite raises here too; recording nowhere would lose the run silently.
     raise TypeError('load_and_record_to_csv needs a results_dir (a path), not None')
-  return Environment(bsuite_id, results_dir=results_dir, overwrite=overwrite,
+  return Environment(bsuite_id, results_dir=os.fsdecode(results_dir), overwrite=overwrite,
                      run_seed=run_seed)
 
 

@@ -17,9 +17,10 @@ def make(task_id: Union[str, Sequence[str]], env_type: str = 'gymnasium', num_en
 
   `seed` seeds the environments as gymnasium does (environment k gets `seed + k`): at the
   first reset of the gymnasium and SB3 ones, at once for 'dm'. `render_mode` is the
-  gymnasium and SB3 ones' ('rgb_array' or 'ansi').
+  gymnasium and SB3 ones' ('rgb_array' or 'ansi'). `num_envs` is a whole number of at least
+  1; a batch too large for the memory is a `MemoryError` before anything is made.
   """
-  ids = [task_id] * num_envs if isinstance(task_id, str) else list(task_id)
+  ids = _env.copies(task_id, num_envs) if isinstance(task_id, str) else list(task_id)
   if env_type == 'gymnasium':
     from bsuite_rs import gym_vector  # pylint: disable=g-import-not-at-top
     envs = gym_vector.VectorEnv(ids, render_mode=render_mode)
@@ -35,6 +36,6 @@ def make(task_id: Union[str, Sequence[str]], env_type: str = 'gymnasium', num_en
   if env_type == 'dm':
     if render_mode is not None:
       raise ValueError("env_type='dm' does not render; use 'gymnasium' or 'sb3'")
-    seeds = None if seed is None else [seed + k for k in range(len(ids))]
+    seeds = None if seed is None else _env.consecutive_seeds(seed, len(ids))
     return _env.VecEnv(ids, env_seeds=seeds)
   raise ValueError(f'unknown env_type {env_type!r}: use one of {", ".join(ENV_TYPES)}')

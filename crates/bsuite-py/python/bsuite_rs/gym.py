@@ -23,6 +23,7 @@ index, as `bsuite_rs.load_from_id` does. `render_mode` is None, 'rgb_array' or '
 (see `BsuiteEnv.render`). A recording
 environment (`results_dir=...`) can be seeded only before its first step.
 """
+import os
 from typing import Any, Dict, Optional, Tuple
 
 import gymnasium
@@ -56,6 +57,10 @@ class BsuiteEnv(gymnasium.Env):
   def __init__(self, bsuite_id: str, *, env_seed: Optional[int] = None,
                results_dir=None, overwrite: bool = False, render_mode: Optional[str] = None):
     self._bsuite_id = bsuite_id
+    # A seeded reset loads the environment again: into the directory meant now, even after
+    # an os.chdir (an empty path is left for the native side to refuse).
+    if results_dir is not None and os.fsdecode(results_dir):
+      results_dir = os.path.abspath(os.fsdecode(results_dir))
     self._results_dir = results_dir
     self._overwrite = overwrite
     self.render_mode = _render.check_render_mode(render_mode)

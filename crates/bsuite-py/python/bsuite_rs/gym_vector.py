@@ -44,9 +44,9 @@ from bsuite_rs import _render
 def _ids(ids: Union[str, Sequence[str]], num_envs: Optional[int]) -> List[str]:
   """The batch's bsuite_ids: `num_envs` copies of one id, or the given ids."""
   if isinstance(ids, str):
-    return [ids] * (1 if num_envs is None else int(num_envs))
+    return _env.copies(ids, 1 if num_envs is None else num_envs)
   ids = list(ids)
-  if num_envs is not None and num_envs != len(ids):
+  if num_envs is not None and _env.num_envs_of(num_envs) != len(ids):
     raise ValueError(f'num_envs={num_envs} but {len(ids)} bsuite_ids were given; give one id '
                      'with num_envs, or the list of ids alone')
   return ids
@@ -148,13 +148,21 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     """Starts a new episode in every environment; `seed` reseeds them (see the module docs).
     `options` are accepted and unused, as by bsuite_rs.gym.BsuiteEnv; a `reset_mask` (a
     partial reset) is refused."""
+    self._check_open()
     if options and 'reset_mask' in options:
       raise ValueError('bsuite_rs.gym.VectorEnv resets every environment; a reset_mask is not '
                        'supported (environments reset themselves, in NEXT_STEP mode)')
     seeds = None
     if seed is not None:
-      seeds = ([seed + k for k in range(self.num_envs)] if isinstance(seed, (int, np.integer))
-               else list(seed))
+      if isinstance(seed, (int, np.integer)):
+        seed = _env.env_seed_of(seed)
+        seeds = _env.consecutive_seeds(seed, self.num_envs)
+      else:
+        try:
+          seeds = list(seed)
+        except TypeError:
+          raise ValueError(f'seed is an integer in 0..=4294967295 or one per environment, not '
+                           f'{seed!r}') from None
       if len(seeds) != self.num_envs:
         raise ValueError(f'{len(seeds)} seeds for {self.num_envs} environments; give one per '
                          'environment, or one int')
@@ -164,10 +172,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                            'ints would restart the unseeded ones from their old state, which '
                            'the native batch does not split')
         seeds = None
-      for s in seeds or ():
-        if not 0 <= s < 2**32:
-          raise ValueError(f'seed {s} is not in 0..=4294967295')
-    super().reset(seed=int(seed) if isinstance(seed, (int, np.integer)) else None)
+      seeds = None if seeds is None else [_env.env_seed_of(s) for s in seeds]
+    super().reset(seed=seed if isinstance(seed, int) else None)
     if seeds is not None:
       self._batch = _env.VecEnv(self._ids, env_seeds=seeds)
       self._seeds = [int(s) for s in seeds]
@@ -182,6 +188,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     step starts its next one instead; in SAME_STEP mode it has started it already."""
     # bsuite ends every episode with discount 0 (terminated); a nonzero one would be a
     # truncation, as bsuite_rs.gym.BsuiteEnv reports it.
+    self._check_open()
     observations, rewards, terminations, truncations = self._batch._gym_step(actions)
     infos: Dict[str, Any] = {}
     if self.autoreset_mode == AutoresetMode.SAME_STEP:
@@ -201,9 +208,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     return tuple(_render.frame(o, self.render_mode, self._bounded) for o in self._observations)
 
   def close_extras(self, **kwargs: Any) -> None:
-    """Drops the native batch; the environments are not logged, so nothing is flushed."""
+    """Closes the native batch: stepping or resetting (seeded or not) is then a
+    `ValueError`."""
     del kwargs
-    self._batch = None
+    self._batch.close()
+
+  def _check_open(self) -> None:
+    if self.closed:
+      raise ValueError(f'{self!r} is closed')
 
   def __repr__(self) -> str:
     shown = ', '.join(self._ids[:3]) + (', ...' if len(self._ids) > 3 else '')

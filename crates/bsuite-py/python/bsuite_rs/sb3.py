@@ -21,6 +21,7 @@ from typing import Any, Iterable, List, Optional, Sequence, Type, Union
 import numpy as np
 from stable_baselines3.common import vec_env as sb3_vec_env
 
+from bsuite_rs import _env
 from bsuite_rs import gym_vector
 
 
@@ -53,6 +54,15 @@ class VecEnv(sb3_vec_env.VecEnv):
     self._reset_seeds()
     self._reset_options()
     return observations
+
+  def seed(self, seed: Optional[int] = None) -> Sequence[Optional[int]]:
+    """SB3's seeding: environment k gets the env seed `seed + k` at the next reset (each a
+    seed in 0..=4294967295; a numpy integer is never wrapped). Without a seed, one is
+    drawn."""
+    if seed is None:
+      seed = int(np.random.randint(0, _env.MAX_SEED - self.num_envs + 2, dtype=np.int64))
+    self._seeds = _env.consecutive_seeds(seed, self.num_envs)
+    return self._seeds
 
   def step_async(self, actions: np.ndarray) -> None:
     self._actions = actions

@@ -3,6 +3,7 @@ import gzip
 import json
 import os
 import pathlib
+import subprocess
 
 import numpy as np
 import pytest
@@ -59,3 +60,12 @@ def xtask_command():
     return [binary]
   return ['cargo', 'run', '--quiet', '--manifest-path', str(REPO / 'Cargo.toml'), '-p', 'xtask',
           '--']
+
+
+def bench_all(results, *extra, **kwargs):
+  """`cargo xtask bench-all random` into `results`, started (a `Popen`; stderr piped)."""
+  return subprocess.Popen(
+      xtask_command() + ['bench-all', 'random', '--plain', '--no-score', '--jobs', '1',
+                         '--results', str(results), *extra],
+      env={**os.environ, 'XTASK_NO_REEXEC': '1'}, stdout=subprocess.DEVNULL,
+      stderr=subprocess.PIPE, text=True, **kwargs)

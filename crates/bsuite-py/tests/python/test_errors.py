@@ -75,6 +75,8 @@ def test_an_existing_results_file_is_both_oserror_and_valueerror(tmp_path):
     bsuite_rs.load_and_record_to_csv('bandit/0', str(tmp_path / 'second'))
   assert isinstance(error.value, FileExistsError) and isinstance(error.value, ValueError)
   assert error.value.filename == str(path) and 'already exists' in str(error.value)
+  # Replacing it waits for its writer to close (test_one_writer.py).
+  env.close()
   bsuite_rs.load_and_record_to_csv('bandit/0', str(tmp_path / 'second'), overwrite=True)
 
 

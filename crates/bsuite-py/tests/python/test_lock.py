@@ -2,22 +2,12 @@
 the results directory's lock and check its manifest, so that a recording never mixes its
 file into a run's directory, and a run never adopts a directory being recorded into. Real
 `bench-all` processes."""
-import os
-import subprocess
 import time
 
 import pytest
 
 import bsuite_rs
-from conftest import run_random, xtask_command
-
-
-def bench_all(results, *extra, **kwargs):
-  return subprocess.Popen(
-      xtask_command() + ['bench-all', 'random', '--plain', '--no-score', '--jobs', '1',
-                         '--results', str(results), *extra],
-      env={**os.environ, 'XTASK_NO_REEXEC': '1'}, stdout=subprocess.DEVNULL,
-      stderr=subprocess.PIPE, text=True, **kwargs)
+from conftest import bench_all, run_random
 
 
 def test_recording_is_refused_while_a_run_holds_the_directory(tmp_path):

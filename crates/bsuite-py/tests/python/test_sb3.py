@@ -46,6 +46,18 @@ def test_it_steps_like_sb3s_dummy_vec_env(bsuite_id, n_envs):
   assert ends > 0
 
 
+def test_seeds_never_wrap():
+  """Issue 55, item 21: `seed(s)` gave environment k the seed `s + k` in the seed's own
+  type, so a numpy uint32 wrapped to 0, 1, ... silently."""
+  envs = bsuite_rs.sb3.VecEnv('catch/0', 3)
+  with pytest.raises(ValueError, match='seed 4294967295 gives environment k of 3'):
+    envs.seed(np.uint32(2**32 - 1))
+  assert envs.seed(np.uint32(2**32 - 3)) == [2**32 - 3, 2**32 - 2, 2**32 - 1]
+  envs.reset()
+  assert envs.get_attr('env_seed') == [2**32 - 3, 2**32 - 2, 2**32 - 1]
+  assert all(0 <= s <= 2**32 - 1 for s in envs.seed())
+
+
 def test_attributes_and_methods():
   envs = bsuite_rs.sb3.VecEnv(['catch/0', 'catch/1'])
   assert envs.get_attr('bsuite_id') == ['catch/0', 'catch/1']

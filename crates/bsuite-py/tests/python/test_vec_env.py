@@ -99,6 +99,9 @@ def test_recording_writes_each_ids_csv_as_load_and_record_does(tmp_path):
     assert (tmp_path / 'vec' / name).read_bytes() == (tmp_path / 'single' / name).read_bytes()
   with pytest.raises(ValueError, match='catch/0 appears twice'):
     bsuite_rs.VecEnv(['catch/0', 'catch/0'], record_to=str(tmp_path / 'twice'))
+  # While `vec` records, its ids are its own (test_one_writer.py); closed, their files are
+  # kept from a second batch as from a single environment.
+  vec.close()
   with pytest.raises(bsuite_rs.ResultsFileExistsError):
     bsuite_rs.VecEnv(ids, record_to=str(tmp_path / 'vec'))
   bsuite_rs.VecEnv(ids, record_to=str(tmp_path / 'vec'), overwrite=True)
