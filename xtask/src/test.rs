@@ -97,7 +97,9 @@ pub fn run(args: TestArgs) -> Result<()> {
 }
 
 /// The cluster recipe on a real one-node Slurm (`xtask/tests/slurm.rs`), run from a tree
-/// that `cargo xtask install` writes under `target/`.
+/// that `cargo xtask install` writes under `target/`, and the reports of the shipped
+/// baselines checked as the paper's page (`xtask/tests/shipped_reports.rs`): both need
+/// optimised builds, so they are ignored in debug ones and run here.
 fn slurm_test(manifest: &std::path::Path) -> Result<()> {
     let tree = libtorch::workspace_root()
         .join("target")
@@ -106,7 +108,9 @@ fn slurm_test(manifest: &std::path::Path) -> Result<()> {
         prefix: tree.clone(),
         cuda: false,
     })?;
-    bsuite_baselines::errln!("xtask: cargo test -p xtask --release --test slurm -- --ignored");
+    bsuite_baselines::errln!(
+        "xtask: cargo test -p xtask --release --test slurm --test shipped_reports -- --ignored"
+    );
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut slurm = std::process::Command::new(cargo);
     slurm
@@ -118,11 +122,16 @@ fn slurm_test(manifest: &std::path::Path) -> Result<()> {
             "--release",
             "--test",
             "slurm",
+            "--test",
+            "shipped_reports",
             "--",
             "--ignored",
         ])
         .env("BSUITE_SLURM_TREE", &tree);
-    libtorch::run_status(slurm, "cargo test -p xtask --release --test slurm")
+    libtorch::run_status(
+        slurm,
+        "cargo test -p xtask --release --test slurm --test shipped_reports",
+    )
 }
 
 #[cfg(test)]

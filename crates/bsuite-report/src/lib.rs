@@ -41,7 +41,7 @@ pub mod style;
 
 use std::path::PathBuf;
 
-pub use report::{same_run, write, write_seeded, Options, Written};
+pub use report::{figures_over_seeds, same_run, write, write_seeded, Options, Written};
 
 /// Everything that can go wrong while producing a report.
 #[derive(Debug, thiserror::Error)]

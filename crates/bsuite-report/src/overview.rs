@@ -992,7 +992,10 @@ mod tests {
                 assert!(points >= least, "{n} agents, {name}: {points} pt");
                 // Drawn at UNITS_PER_POINT units a point, printed SUMMARY_FIGURE_POINTS wide.
                 let scale = view_box_scale(svg).unwrap();
-                assert!((scale - 1.0 / crate::style::UNITS_PER_POINT).abs() < 1e-3, "{scale}");
+                assert!(
+                    (scale - 1.0 / crate::style::UNITS_PER_POINT).abs() < 1e-3,
+                    "{scale}"
+                );
                 assert!(svg.starts_with(&format!(
                     "<svg width=\"{}\"",
                     (units(SUMMARY_FIGURE_POINTS).ceil()) / crate::style::UNITS_PER_POINT

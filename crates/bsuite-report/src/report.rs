@@ -262,6 +262,24 @@ fn copy_runs(results: &AgentResults, name: String) -> AgentResults {
     }
 }
 
+/// Every experiment's standard plots as the report draws them for `agents`, each over its
+/// seeds: one panel per agent, an agent's seeds merged as [`write_seeded`] describes
+/// (nothing dropped; lines as the mean with a band, points pooled with their mean).
+pub fn figures_over_seeds(agents: &[SeededAgent]) -> Vec<Figure> {
+    let runs: Vec<AgentRuns> = agents
+        .iter()
+        .map(|a| AgentRuns {
+            name: &a.name,
+            seeds: a.seeds.iter().map(|s| (s.seed, &s.results)).collect(),
+            run: RunInfo::default(),
+        })
+        .collect();
+    experiment_plots(&runs)
+        .into_iter()
+        .map(|(f, _)| f)
+        .collect()
+}
+
 /// Every experiment's standard plots, one panel per agent. Each figure is drawn with one
 /// panel per (agent, seed), so that its colours, groups and axes are those of all the data,
 /// and then each agent's seeds are merged into one panel by [`seeds::merge_seed_panels`],

@@ -57,6 +57,7 @@ fn agent(name: &str, seeds: usize) -> SeededAgent {
                 }
             })
             .collect(),
+        skipped: Vec::new(),
     }
 }
 
