@@ -12,6 +12,7 @@
 # One line per finished pair goes to stdout (jax_agent.py's "done ..." line). The venv is
 # <repo>/.bsuite/jax-venv unless PY names another python (setup_jax_agents.sh builds it).
 # XLA runs single-threaded per process unless XLA_FLAGS is set, so --jobs J uses J cores.
+# One sweep at a time per OUT (a lock file, OUT/.lock).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -63,6 +64,12 @@ export PY="${PY:-$root/.bsuite/jax-venv/bin/python}"
 [ -x "$PY" ] || { echo "error: $PY not found: run tools/reference/setup_jax_agents.sh" >&2; exit 2; }
 export XLA_FLAGS="${XLA_FLAGS:---xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1}"
 mkdir -p "$out"
+# Two sweeps into one OUT would run the same pairs into the same staging directories.
+exec 9>"$out/.lock"
+if ! flock -n 9; then
+  echo "error: another jax_sweep.sh is running into $out" >&2
+  exit 1
+fi
 
 for id in "${ids[@]}"; do
   for seed in $seeds; do
