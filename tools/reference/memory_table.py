@@ -8,7 +8,8 @@ and every seed, the CSV's last row gives the fraction of perfect episodes
 memory score passes an id when its regret ratio, (episode - total_perfect) / 0.5 / episode,
 is below 0.75, i.e. when the fraction is above 0.625. Prints one markdown row per id:
 per side, the seeds' fractions (a trailing * marks an unfinished run) and how many passed;
-then per side and seed, the experiments' scores over the ids that every side has finished.
+then per side and seed, over the ids that every side has finished, each experiment's score
+and its ids' mean fraction of perfect episodes (less noisy than pass or fail).
 Standard library only.
 """
 import csv
@@ -83,8 +84,11 @@ def main():
     print(f'{experiment}, over the {len(ids)} ids finished on every side and seed:')
     for name, runs in sides:
       scores = [sum(runs[s][i][0] > PASS_FRACTION for i in ids) / len(ids) for s in runs]
-      print(f'  {name}: per seed ' + ', '.join(f'{x:.3f}' for x in scores) +
-            f'; mean {sum(scores) / len(scores):.3f}')
+      fractions = [sum(runs[s][i][0] for i in ids) / len(ids) for s in runs]
+      print(f'  {name}: score per seed ' + ', '.join(f'{x:.3f}' for x in scores) +
+            f'; mean {sum(scores) / len(scores):.3f}; mean fraction perfect per seed ' +
+            ', '.join(f'{x:.3f}' for x in fractions) +
+            f'; mean {sum(fractions) / len(fractions):.3f}')
 
 
 if __name__ == '__main__':
