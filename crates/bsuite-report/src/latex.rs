@@ -448,7 +448,7 @@ fn score_tables(model: &Model) -> String {
     let seeds_words = match &model.seeds {
         Some(seeds) => format!(
             r" Agents with several seeds: the mean over seeds, with its {:.0}\% stratified \
-             bootstrap interval below it.",
+             bootstrap interval.",
             100.0 * seeds.stats.bootstrap.confidence
         ),
         None => String::new(),
