@@ -80,7 +80,10 @@ fn resuming_as_another_run_is_refused_until_overwrite() {
     ]);
     assert!(written.status.success(), "{}", stderr(&written));
     let html = fs::read_to_string(report.join("index.html")).unwrap();
-    assert!(html.contains("written by agent random, seed 2"));
+    assert!(
+        html.contains("Its run records agent <code>random</code>, seed 2:"),
+        "{html}"
+    );
     fs::remove_dir_all(&dir).unwrap();
     fs::remove_dir_all(&report).unwrap();
 }

@@ -426,9 +426,14 @@ pub(crate) fn page(model: &Model) -> String {
             None => String::new(),
         };
         let run = &model.runs[k];
+        // Over several seeds the heading lists them all; one run names its own.
+        let seed = match (&model.seeds, run.seed) {
+            (None, Some(seed)) => format!(", seed {seed}"),
+            _ => String::new(),
+        };
         let recorded = match (&run.agent, &run.description) {
             (Some(agent), Some(description)) => format!(
-                "<br><small>Its run records agent <code>{}</code>: {}</small>",
+                "<br><small>Its run records agent <code>{}</code>{seed}: {}</small>",
                 escape(agent),
                 escape(description)
             ),

@@ -44,6 +44,8 @@ pub(crate) struct RunInfo {
     pub agent: Option<String>,
     /// The run's one-line description of the agent.
     pub description: Option<String>,
+    /// The run's seed (the first seed's, over several seeds).
+    pub seed: Option<u32>,
 }
 
 impl RunInfo {
@@ -52,6 +54,7 @@ impl RunInfo {
         RunInfo {
             agent: manifest.map(|m| m.agent.clone()),
             description: manifest.map(|m| m.description.clone()),
+            seed: manifest.map(|m| m.seed),
         }
     }
 
