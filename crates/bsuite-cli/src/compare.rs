@@ -17,8 +17,8 @@ use bsuite_analysis::seeds::{compare_agents, PairComparison, SeededAgent, Seeded
 use clap::Args;
 use serde_json::{json, Value};
 
+use crate::baselines::Baselines;
 use crate::results_dirs::load_seeded_agents;
-use crate::Baselines;
 
 /// Arguments of `bsuite compare`.
 #[derive(Args, Debug)]

@@ -99,10 +99,8 @@ pub enum Command {
 /// `bsuite` and `cargo xtask`'s aliases.
 #[derive(Clone, Debug)]
 pub struct Host {
-    /// How `run --engine libtorch` and `run --device cuda` run the LibTorch engine, given
-    /// whether CUDA is asked for and `run`'s arguments (those after `run`); the scores are
-    /// printed afterwards, here.
-    pub libtorch: fn(bool, &[OsString]) -> anyhow::Result<()>,
+    /// How `run --engine libtorch` and `run --device cuda` run the LibTorch engine.
+    pub libtorch: run::LibTorchEngine,
     /// The shipped baselines that `--baselines` and `compare` read when the command names
     /// no `--baselines-dir`.
     pub baselines: Baselines,
@@ -122,7 +120,7 @@ impl Host {
 /// Runs one command on `host`.
 pub fn run(command: Command, host: &Host) -> anyhow::Result<()> {
     match command {
-        Command::Run(args) => run::run(&args, host),
+        Command::Run(args) => run::run(&args, host.libtorch),
         Command::Score(args) => score::run(&args),
         Command::Compare(args) => compare::run(&args, &host.baselines),
         Command::Report(args) => report::run(&args, &host.baselines),

@@ -10,8 +10,8 @@ use bsuite_logging::results::FILE_PREFIX;
 use bsuite_report::report::is_within;
 use clap::Args;
 
+use crate::baselines::Baselines;
 use crate::results_dirs::{load_seeded, parse_results};
-use crate::Baselines;
 
 /// Options of `bsuite report`.
 #[derive(Args, Debug)]

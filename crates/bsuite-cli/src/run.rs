@@ -3,7 +3,8 @@
 //! then print the scores (`--estimate` projects the cost instead). The sweep itself is
 //! `bsuite_baselines::sweep`, run in this process for every agent on its host engine (no
 //! LibTorch); `--engine libtorch` and `--device cuda` run it from a `bsuite-run` built with
-//! the `libtorch` feature, with the same arguments, as the [`Host`](crate::Host) says.
+//! the `libtorch` feature, with the same arguments, as the program's [`LibTorchEngine`]
+//! does it.
 
 use std::ffi::OsString;
 use std::process::Command;
@@ -12,8 +13,6 @@ use anyhow::{bail, Context, Result};
 use bsuite_baselines::agents::Engine;
 use bsuite_baselines::factory::{self, ComputeDevice};
 use bsuite_baselines::sweep::{self, SweepArgs};
-
-use crate::Host;
 
 /// `bsuite run`'s arguments: a sweep's, and what computes the reference agents.
 #[derive(clap::Args, Debug)]
@@ -36,13 +35,18 @@ impl RunArgs {
     }
 }
 
-/// Runs `bsuite run`: the sweep here on the host engines, or through `host`'s LibTorch
-/// engine; then the scores of the ids it ran.
-pub fn run(args: &RunArgs, host: &Host) -> Result<()> {
+/// How a program runs the agents' LibTorch engine for `run --engine libtorch` and `run
+/// --device cuda`, given whether CUDA is asked for and `run`'s arguments (those after
+/// `run`); the scores are printed afterwards by [`run`].
+pub type LibTorchEngine = fn(bool, &[OsString]) -> Result<()>;
+
+/// Runs `bsuite run`: the sweep here on the host engines, or through `libtorch`; then the
+/// scores of the ids it ran.
+pub fn run(args: &RunArgs, libtorch: LibTorchEngine) -> Result<()> {
     // A bad configuration is refused before anything is built or run.
     args.sweep.check_config()?;
     match args.libtorch() {
-        Some(cuda) => (host.libtorch)(cuda, &arguments_after_run())?,
+        Some(cuda) => libtorch(cuda, &arguments_after_run())?,
         None => {
             let agent = factory::agent(&args.sweep.agent)?;
             sweep::run_sweep("bsuite run", agent, &args.sweep)?;

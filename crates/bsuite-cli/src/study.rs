@@ -27,8 +27,8 @@ use serde::Deserialize;
 
 use bsuite_logging::manifest::RunManifest;
 
+use crate::baselines::Baselines;
 use crate::results_dirs::load_seeded;
-use crate::Baselines;
 
 /// Options of `bsuite study`.
 #[derive(Args, Debug)]
