@@ -57,22 +57,22 @@ pub enum BaselinesError {
     )]
     NoneBuiltIn,
     /// The archives' directory cannot be read.
-    #[error("reading the baselines directory {dir}: {source}")]
+    #[error("reading the baselines directory {dir}: {error}")]
     Dir {
         /// The directory.
         dir: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// An archive or the directory it is unpacked into cannot be read or written.
-    #[error("unpacking the shipped baseline {name} into {dir}: {source}")]
+    #[error("unpacking the shipped baseline {name} into {dir}: {error}")]
     Unpack {
         /// The baseline.
         name: String,
         /// Where it was being unpacked.
         dir: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// An unpacked baseline without a readable manifest.
     #[error("the shipped baseline {name} has no readable {MANIFEST_FILE}: {why}")]
@@ -117,9 +117,9 @@ impl Baselines {
             Archives::Embedded if EMBEDDED.is_empty() => Err(BaselinesError::NoneBuiltIn),
             Archives::Embedded => Ok(EMBEDDED.iter().map(|e| e.name.to_string()).collect()),
             Archives::Dir(dir) => {
-                let error = |source| BaselinesError::Dir {
+                let error = |error| BaselinesError::Dir {
                     dir: dir.clone(),
-                    source,
+                    error,
                 };
                 let mut names = Vec::new();
                 for entry in fs::read_dir(dir).map_err(error)? {
@@ -167,10 +167,10 @@ impl Baselines {
             },
             Archives::Dir(dir) => Archive::File(dir.join(format!("{name}.tar.gz"))),
         };
-        unpack_into(&archive, &self.unpacked, name).map_err(|source| BaselinesError::Unpack {
+        unpack_into(&archive, &self.unpacked, name).map_err(|error| BaselinesError::Unpack {
             name: name.to_string(),
             dir: self.unpacked.clone(),
-            source,
+            error,
         })
     }
 
