@@ -594,6 +594,43 @@ mod tests {
         .contains("command: [\"bsuite\", \"run\", \"dqn\""));
     }
 
+    /// Recipes written when the command was `cargo xtask cluster` are still this command's
+    /// own: `--overwrite` replaces them, and nothing else.
+    #[test]
+    fn earlier_recipes_are_replaced_with_overwrite_and_nothing_else() {
+        let dir = std::env::temp_dir().join(format!("bsuite-cli-recipes-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (old, ours, foreign) = (dir.join("old"), dir.join("ours"), dir.join("foreign"));
+        fs::write(
+            &old,
+            "#!/bin/bash\n# Written by `cargo xtask cluster slurm` (bsuite-rs 0.1.0)\n",
+        )
+        .unwrap();
+        let args = SlurmArgs {
+            sweep: shape(),
+            results: PathBuf::from("/r"),
+            prefix: PathBuf::from("/p"),
+            out: PathBuf::from("/o"),
+            node_local: false,
+            time: None,
+            mem: None,
+            partition: None,
+            overwrite: false,
+        };
+        fs::write(&ours, &slurm(&args).unwrap()[0].1).unwrap();
+        fs::write(&foreign, "#!/bin/bash\necho mine\n").unwrap();
+        for path in [&old, &ours] {
+            assert!(recipe(path).check(false).is_err());
+            recipe(path).check(true).unwrap();
+        }
+        let err = recipe(&foreign).check(true).unwrap_err().to_string();
+        assert!(
+            err.contains("not a cluster recipe written by an earlier run"),
+            "{err}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn the_slurm_array_runs_the_installed_tree_with_shard_auto() {
         let args = SlurmArgs {

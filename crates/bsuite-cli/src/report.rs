@@ -41,7 +41,8 @@ pub struct ReportArgs {
     #[arg(long)]
     pub overwrite: bool,
     /// Put the shipped baselines (complete sweeps of the reference agents, built into
-    /// bsuite) beside the results: names separated by commas, or `all`. Nothing is run.
+    /// bsuite) beside the results: names separated by commas, or `all`. Nothing is run;
+    /// they are unpacked once into $XDG_CACHE_HOME/bsuite-rs (default ~/.cache/bsuite-rs).
     #[arg(long, value_name = "NAMES|all")]
     pub baselines: Option<String>,
     /// Read the shipped baselines from DIR (its `<name>.tar.gz` archives, such as a
