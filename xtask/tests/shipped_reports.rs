@@ -164,3 +164,47 @@ fn every_setting_of_every_seed_reaches_the_figures() {
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// `bench-all random` writes seed 42 of the shipped random baseline (every id, the same
+/// bytes, another build): a report of both draws that run once, as the user's agent over
+/// the baseline's seeds, and says so.
+#[test]
+#[ignore = "optimised builds only: cargo xtask test runs it"]
+fn the_shipped_baseline_of_the_users_own_run_is_reported_once() {
+    let mine = scratch("shipped-mine-random");
+    let ran = run(&[
+        "bench-all",
+        "random",
+        "--plain",
+        "--no-score",
+        "--results",
+        mine.to_str().unwrap(),
+    ]);
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    let out = scratch("shipped-mine-report");
+    let made = run(&[
+        "report",
+        "--results",
+        &format!("random={}", mine.display()),
+        "--baselines",
+        "random,dqn",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    assert!(
+        stderr(&made).contains("holds 1 of the shipped baseline random's 5 seeds"),
+        "{}",
+        stderr(&made)
+    );
+    let scores = std::fs::read_to_string(out.join("scores.csv")).unwrap();
+    let agents: std::collections::BTreeSet<&str> = scores
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    assert_eq!(agents.into_iter().collect::<Vec<_>>(), ["dqn", "random"]);
+    for dir in [mine, out] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -153,23 +153,41 @@ pub fn run(args: &ReportArgs, shipped: &Baselines) -> Result<()> {
         .zip(&names)
         .map(|(dir, name)| load_seeded(name, dir, args.lenient))
         .collect::<Result<_>>()?;
-    // A shipped baseline that is the very run of one of the user's directories (the seed-42
-    // sweep `bench-all` writes, say) is reported once, under the user's name.
+    // The shipped baselines may hold a run of the user's (`bench-all random` writes seed 42
+    // of the shipped random baseline): each run is reported once, by the agent that holds
+    // the most of it, under the user's name.
     let mut k = users;
     while k < agents.len() {
-        match (0..users).find(|&u| bsuite_report::same_run(&agents[u], &agents[k])) {
-            Some(u) => {
+        let inner = (0..users).find(|&u| bsuite_report::holds_every_seed(&agents[k], &agents[u]));
+        let outer = (0..users).find(|&u| bsuite_report::holds_every_seed(&agents[u], &agents[k]));
+        let shown = agents[k].name.trim_end_matches("_baseline").to_string();
+        match (inner, outer) {
+            (_, Some(u)) => {
                 bsuite_baselines::errln!(
-                    "report: {} is the same run as the shipped baseline {} (the same manifest \
-                     and results); reported once, as '{}'",
+                    "report: the shipped baseline {shown} is {} again (the same agent, \
+                     configuration, seeds and results); reported once, as '{}'",
                     dirs[u].display(),
-                    agents[k].name.trim_end_matches("_baseline"),
                     agents[u].name
                 );
                 agents.remove(k);
                 dirs.remove(k);
             }
-            None => k += 1,
+            (Some(u), None) => {
+                bsuite_baselines::errln!(
+                    "report: {} holds {} of the shipped baseline {shown}'s {} seeds (the same \
+                     runs); reported once, as '{}' over the baseline's {} seeds",
+                    dirs[u].display(),
+                    agents[u].seeds.len(),
+                    agents[k].seeds.len(),
+                    agents[u].name,
+                    agents[k].seeds.len()
+                );
+                let mut baseline = agents.remove(k);
+                baseline.name = agents[u].name.clone();
+                agents[u] = baseline;
+                dirs[u] = dirs.remove(k);
+            }
+            (None, None) => k += 1,
         }
     }
     for warning in agents.iter().flat_map(SeededAgent::warnings) {

@@ -6,20 +6,18 @@ use bsuite_analysis::score_json::seeded_json;
 use bsuite_analysis::seeds::{SeededAgent, SeedsError};
 use bsuite_analysis::stats::Bootstrap;
 use bsuite_analysis::{Score, Summary};
-use bsuite_logging::results::Skipped;
 use bsuite_report::report::is_within;
 use pyo3::exceptions::{PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::errors;
-use crate::memory;
 
 /// Warns (`UserWarning`) about each file a results directory skipped.
-fn warn_skipped(py: Python<'_>, skipped: &[Skipped]) -> PyResult<()> {
+fn warn(py: Python<'_>, warnings: &[impl ToString]) -> PyResult<()> {
     let category = py.get_type::<PyUserWarning>();
-    for file in skipped {
-        let message = std::ffi::CString::new(file.to_string().replace('\0', "?"))
+    for warning in warnings {
+        let message = std::ffi::CString::new(warning.to_string().replace('\0', "?"))
             .map_err(|err| PyValueError::new_err(err.to_string()))?;
         PyErr::warn(py, &category, &message, 1)?;
     }
@@ -67,9 +65,10 @@ fn summary_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, 
 /// `ValueError` naming them; a directory that cannot be read, or holds no results, an
 /// `OSError`.
 ///
-/// `reps` is a whole number of at least 1 and `bootstrap_seed` one in `0..=4294967295`
-/// (`ValueError` otherwise); a bootstrap whose replicates need more memory than can be
-/// allocated is a `MemoryError`, raised before it is drawn.
+/// `reps` is a whole number from 1,000 to 1,000,000, as the command line's `--reps` (fewer
+/// make an interval's ends a handful of draws; more cost memory for nothing), and
+/// `bootstrap_seed` one in `0..=4294967295` (`ValueError` otherwise). Warnings name what is
+/// left unread and each seed whose unfinished overwrite leaves another run's files.
 #[pyfunction]
 #[pyo3(signature = (results_dir, *, lenient=false, reps=None, bootstrap_seed=None))]
 pub fn score<'py>(
@@ -92,9 +91,6 @@ pub fn score<'py>(
         })?,
         None => Bootstrap::default().seed,
     };
-    // The replicates' statistics are held at once (one f64 each) while each interval is
-    // drawn; a quarter more for the sorting's and the allocator's slack.
-    let draws = reps.checked_mul(std::mem::size_of::<f64>() * 5 / 4);
     let settings = Bootstrap {
         reps,
         seed: bootstrap_seed,
@@ -107,13 +103,12 @@ pub fn score<'py>(
             Ok::<_, SeedsError>((agent, summary))
         })
         .map_err(|err| seeds_error(&err))?;
-    for seed in &agent.seeds {
-        warn_skipped(py, &seed.results.skipped)?;
-    }
+    // What the command line's readers warn of: files and directories left unread, and
+    // each seed whose unfinished overwrite leaves files of another run.
+    warn(py, &agent.warnings())?;
     if let [(_, only)] = summary.seeds.as_slice() {
         return Ok(summary_dict(py, only)?.into_any());
     }
-    memory::reserve(draws, format_args!("a bootstrap of reps={reps} replicates"))?;
     let json = py.detach(|| seeded_json(&summary, &settings).to_string());
     py.import("json")?.call_method1("loads", (json,))
 }
@@ -128,9 +123,12 @@ fn shown(value: &Bound<'_, PyAny>) -> String {
 /// `reps`: a whole number of at least 1 (`ValueError` otherwise; `MemoryError` past what a
 /// `usize` counts, which no memory could hold either).
 fn replicates(reps: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let range = bsuite_analysis::stats::REPS;
     let bad = || {
         PyValueError::new_err(format!(
-            "reps is a whole number of bootstrap replicates, at least 1, not {}",
+            "reps is a whole number of bootstrap replicates, {} to {}, not {}",
+            range.start(),
+            range.end(),
             shown(reps)
         ))
     };
@@ -138,13 +136,10 @@ fn replicates(reps: &Bound<'_, PyAny>) -> PyResult<usize> {
         return Err(bad());
     }
     let index = reps.call_method0("__index__").map_err(|_| bad())?;
-    if index.lt(1).map_err(|_| bad())? {
-        return Err(bad());
-    }
-    index.extract::<usize>().map_err(|_| {
-        let what = format!("a bootstrap of reps={} replicates", shown(reps));
-        memory::too_large(None, what)
-    })
+    // Past u128 is past the range too.
+    let count = index.extract::<u128>().unwrap_or(u128::MAX);
+    bsuite_analysis::stats::check_reps(count)
+        .map_err(|err| PyValueError::new_err(format!("reps={}: {err}", shown(reps))))
 }
 
 /// A multi-seed directory that cannot be read as one agent.
@@ -193,8 +188,8 @@ pub fn report<'py>(
                 .collect::<Result<Vec<_>, _>>()
         })
         .map_err(|err| seeds_error(&err))?;
-    for seed in agents.iter().flat_map(|agent| &agent.seeds) {
-        warn_skipped(py, &seed.results.skipped)?;
+    for agent in &agents {
+        warn(py, &agent.warnings())?;
     }
     let mut options = bsuite_report::Options {
         link,

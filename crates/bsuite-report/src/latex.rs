@@ -156,6 +156,9 @@ fn preamble() -> String {
 % (for \url and \href). Set the macros marked `user' before the \input to override them.
 % The figures are PDF 1.7; pdfTeX writes 1.5 unless told otherwise.
 \ifdefined\pdfminorversion\pdfminorversion=7\fi
+% Each figure is a PDF with its own transparency group; pdfTeX's note on every one says
+% nothing to act on.
+\ifdefined\pdfsuppresswarningpagegroup\pdfsuppresswarningpagegroup=1\fi
 \usepackage{caption}
 \usepackage{changepage}
 \usepackage{enumitem}
@@ -445,7 +448,7 @@ fn score_tables(model: &Model) -> String {
     let seeds_words = match &model.seeds {
         Some(seeds) => format!(
             r" Agents with several seeds: the mean over seeds, with its {:.0}\% stratified \
-             bootstrap interval below it.",
+             bootstrap interval.",
             100.0 * seeds.stats.bootstrap.confidence
         ),
         None => String::new(),

@@ -41,7 +41,7 @@ pub mod style;
 
 use std::path::PathBuf;
 
-pub use report::{figures_over_seeds, same_run, write, write_seeded, Options, Written};
+pub use report::{figures_over_seeds, holds_every_seed, write, write_seeded, Options, Written};
 
 /// Everything that can go wrong while producing a report.
 #[derive(Debug, thiserror::Error)]
@@ -52,17 +52,20 @@ pub enum Error {
     /// Two agents share a name, so figures and tables could not tell them apart.
     #[error("two results directories have the agent name '{0}'; name them apart with DIR=NAME")]
     DuplicateAgent(String),
-    /// Two agents hold the very same run (the same manifest and rows, seed by seed): drawn as
-    /// two agents they would double its weight.
+    /// Two agents hold the same run (the same agent, configuration, seed and episodes, and
+    /// the same rows): drawn as two agents, it would count twice.
     #[error(
-        "'{first}' and '{second}' are the same run (the same manifest and results); give it \
-         once"
+        "'{first}' and '{second}' hold the same run{} (the same agent, configuration, seed \
+         and results); give it once",
+        .seed.map_or(String::new(), |s| format!(", seed {s}"))
     )]
     SameRun {
         /// The first agent's name.
         first: String,
         /// The second's.
         second: String,
+        /// The seed the first's results record for it, where they record one.
+        seed: Option<u32>,
     },
     /// The output path is a results directory (it has a run's manifest or lock): a report
     /// there would mix its files into the results, even with `overwrite`.

@@ -204,46 +204,53 @@ struct AgentRuns<'a> {
     run: RunInfo,
 }
 
-impl AgentRuns<'_> {
-    /// Whether `other` holds the very same run: every seed with the same manifest and the
-    /// same rows (results without a manifest are no run that can be named, so never).
-    fn same_run(&self, other: &AgentRuns) -> bool {
-        self.seeds.len() == other.seeds.len()
-            && (self.seeds.iter().zip(&other.seeds)).all(|((_, a), (_, b))| {
-                a.manifest.is_some() && a.manifest == b.manifest && a.runs == b.runs
-            })
-    }
+/// Whether two results are the same run: manifests that name the same run (agent,
+/// configuration, seed, episodes: the build that wrote it aside) and the same rows, wherever
+/// the files are. Results without a manifest are no run that can be named, so never.
+fn same_results(a: &AgentResults, b: &AgentResults) -> bool {
+    let same_manifest = match (&a.manifest, &b.manifest) {
+        (Some(x), Some(y)) => x.differences(y).is_empty(),
+        _ => false,
+    };
+    same_manifest
+        && a.runs.len() == b.runs.len()
+        && (a.runs.iter().zip(&b.runs)).all(|(x, y)| x.id() == y.id() && x.columns() == y.columns())
 }
 
-/// Whether `a` and `b` hold the very same run: every seed with the same manifest and the
-/// same rows (results without a manifest are no run that can be named, so never). A report
-/// refuses such a pair ([`Error::SameRun`]); a caller that gathers results from several
-/// places can drop one first.
-pub fn same_run(a: &SeededAgent, b: &SeededAgent) -> bool {
-    fn runs(x: &SeededAgent) -> Vec<(Option<u32>, &AgentResults)> {
-        x.seeds.iter().map(|s| (s.seed, &s.results)).collect()
-    }
-    let (a, b) = (
-        AgentRuns {
-            name: &a.name,
-            seeds: runs(a),
-            run: RunInfo::default(),
-        },
-        AgentRuns {
-            name: &b.name,
-            seeds: runs(b),
-            run: RunInfo::default(),
-        },
-    );
-    a.same_run(&b)
+/// A seed of `a` that `b` holds too (the same run, see [`same_results`]): `Some(seed)`,
+/// where `seed` is the seed `a`'s results record.
+fn shared_seed(
+    a: &[(Option<u32>, &AgentResults)],
+    b: &[(Option<u32>, &AgentResults)],
+) -> Option<Option<u32>> {
+    a.iter()
+        .find(|(_, x)| b.iter().any(|(_, y)| same_results(x, y)))
+        .map(|(seed, x)| seed.or(x.manifest.as_ref().map(|m| m.seed)))
 }
 
-/// The first two of `agents` that hold the same run, by name.
-fn first_same_run(agents: &[AgentRuns]) -> Option<(String, String)> {
+fn seeds_of(agent: &SeededAgent) -> Vec<(Option<u32>, &AgentResults)> {
+    agent.seeds.iter().map(|s| (s.seed, &s.results)).collect()
+}
+
+/// Whether every seed of `inner` is a seed of `outer`, as the same run: `inner` adds nothing
+/// to a report that has `outer` (a sweep `bench-all` wrote that is seed 42 of a shipped
+/// baseline, say). A report refuses two agents that share a run ([`Error::SameRun`]); a
+/// caller that gathers results from several places can keep the one that holds the other.
+pub fn holds_every_seed(outer: &SeededAgent, inner: &SeededAgent) -> bool {
+    let outer = seeds_of(outer);
+    !inner.seeds.is_empty()
+        && inner
+            .seeds
+            .iter()
+            .all(|s| outer.iter().any(|(_, o)| same_results(&s.results, o)))
+}
+
+/// The first two of `agents` that share a run, by name, with the seed they share.
+fn first_shared_run(agents: &[AgentRuns]) -> Option<(String, String, Option<u32>)> {
     for (i, a) in agents.iter().enumerate() {
         for b in &agents[i + 1..] {
-            if a.same_run(b) {
-                return Some((a.name.to_string(), b.name.to_string()));
+            if let Some(seed) = shared_seed(&a.seeds, &b.seeds) {
+                return Some((a.name.to_string(), b.name.to_string(), seed));
             }
         }
     }
@@ -346,8 +353,12 @@ fn write_runs(agents: &[AgentRuns], out_dir: &Path, options: &Options) -> Result
             return Err(Error::DuplicateAgent(agent.name.to_string()));
         }
     }
-    if let Some((first, second)) = first_same_run(agents) {
-        return Err(Error::SameRun { first, second });
+    if let Some((first, second, seed)) = first_shared_run(agents) {
+        return Err(Error::SameRun {
+            first,
+            second,
+            seed,
+        });
     }
     // The directory first: a report that cannot be written fails before drawing.
     let mut out = Output::open(out_dir, options.overwrite)?;

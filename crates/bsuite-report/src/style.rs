@@ -254,3 +254,29 @@ pub(crate) fn register_font() {
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sixteen agents are told apart in every figure: no two share a style, and none
+    /// shares both colour and marker with another (bars and markers show no dash).
+    #[test]
+    fn sixteen_agents_have_distinct_styles() {
+        let styles: Vec<AgentStyle> = (0..16).map(agent_style).collect();
+        for (i, a) in styles.iter().enumerate() {
+            for (j, b) in styles.iter().enumerate().skip(i + 1) {
+                assert_ne!(a, b, "agents {i} and {j}");
+                assert!(
+                    (a.colour, a.marker) != (b.colour, b.marker),
+                    "agents {i} and {j} share colour and marker"
+                );
+            }
+        }
+        // The palette has no white (which would vanish on the page) and no colour twice.
+        for (i, a) in AGENT_COLOURS.iter().enumerate() {
+            assert_ne!(*a, WHITE, "{i}");
+            assert!(AGENT_COLOURS[i + 1..].iter().all(|b| b != a), "{i}");
+        }
+    }
+}

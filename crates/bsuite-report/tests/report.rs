@@ -298,3 +298,51 @@ fn no_agents_or_two_agents_with_one_name_are_errors() {
         "wrote despite the error"
     );
 }
+
+/// The same run under two names would count twice: refused, naming both. Results are the
+/// same run when their manifests name the same agent, configuration, seed and episodes,
+/// whichever build wrote them, and their rows are the same.
+#[test]
+fn the_same_run_given_twice_is_refused() {
+    let copy = |name: &str, revision: &str| {
+        let dir = scratch(name);
+        for entry in fs::read_dir(fixtures()).unwrap() {
+            let path = entry.unwrap().path();
+            fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+        let manifest = format!(
+            r#"{{"agent": "random", "description": "uniformly random actions", "seed": 42,
+               "num_episodes": null, "bsuite_rs": "0.1.0", "git_revision": "{revision}"}}"#
+        );
+        fs::write(dir.join("bsuite_run.json"), manifest).unwrap();
+        dir
+    };
+    let (a, b) = (copy("same-run-a", "1111111"), copy("same-run-b", "2222222"));
+    let agents = vec![
+        AgentResults::load("random", &a).unwrap(),
+        AgentResults::load("random_again", &b).unwrap(),
+    ];
+    assert!(agents[0].manifest.is_some(), "the manifest was not read");
+    let out = scratch("same-run-report");
+    let err = bsuite_report::write(&agents, &out, &Options::default()).unwrap_err();
+    assert!(
+        matches!(&err, bsuite_report::Error::SameRun { first, second, seed: Some(42) }
+            if first == "random" && second == "random_again"),
+        "{err}"
+    );
+    // Another seed is another run.
+    let manifest = fs::read_to_string(b.join("bsuite_run.json")).unwrap();
+    fs::write(
+        b.join("bsuite_run.json"),
+        manifest.replace("\"seed\": 42", "\"seed\": 43"),
+    )
+    .unwrap();
+    let agents = vec![
+        AgentResults::load("random", &a).unwrap(),
+        AgentResults::load("random_again", &b).unwrap(),
+    ];
+    bsuite_report::write(&agents, &out, &Options::default()).unwrap();
+    for dir in [a, b, out] {
+        fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -23,9 +23,10 @@ def score(results_dir: PathLike, *, lenient: bool = False, reps: int = 10_000,
   bootstrap, reproducibly.
 
   A malformed file is a `ValueError` naming the file and line (`lenient=True` skips it with
-  a warning), and so are seeds of different runs, a `reps` below 1 and a `bootstrap_seed`
-  outside 0..=4294967295; a directory that cannot be read or holds no results is an
-  `OSError`, and a bootstrap too large for the memory a `MemoryError`.
+  a warning), and so are seeds of different runs, a `reps` outside 1,000..=1,000,000 (as the
+  command line's `--reps`) and a `bootstrap_seed` outside 0..=4294967295; a directory that
+  cannot be read or holds no results is an `OSError`. Warnings name what is left unread and
+  each seed whose unfinished overwrite leaves files of another run.
   """
   return _core.score(os.fsdecode(results_dir), lenient=lenient, reps=reps,
                      bootstrap_seed=bootstrap_seed)

@@ -75,22 +75,23 @@ def multi_seed_results(tmp_path):
   return results
 
 
-def test_a_bootstrap_too_large_for_the_memory_is_a_memory_error(tmp_path):
+def test_a_bootstrap_past_its_range_is_a_value_error(tmp_path):
   """`reps=2**40` aborted the interpreter (rc 134), `reps=2**63` raised `PanicException:
-  capacity overflow`."""
+  capacity overflow`: replicates outside 1,000..=1,000,000, as on the command line, are
+  refused before anything is drawn."""
   results = multi_seed_results(tmp_path)
-  assert 'intervals' in bsuite_rs.score(results, reps=20)
+  assert 'intervals' in bsuite_rs.score(results, reps=1000)
   code, said = in_child('''
-      for reps in (2**40, 2**63, 2**64, 10**30):
+      for reps in (2**40, 2**63, 2**64, 10**30, 999):
         caught(lambda: bsuite_rs.score(sys.argv[1], reps=reps))
   ''', str(results))
   assert code == 0, said
   lines = said.splitlines()
-  assert len(lines) == 4, said
+  assert len(lines) == 5, said
   for line, reps in zip(lines, ('1099511627776', '9223372036854775808',
-                                '18446744073709551616', '1' + '0' * 30)):
-    assert line.startswith(f'MemoryError: a bootstrap of reps={reps} replicates needs '), line
-    assert line.endswith('which cannot be allocated'), line
+                                '18446744073709551616', '1' + '0' * 30, '999')):
+    assert line.startswith(f'ValueError: reps={reps}: '), line
+    assert 'give 1000 to 1000000' in line, line
 
 
 def test_a_vec_env_too_large_for_the_memory_is_a_memory_error():

@@ -3,6 +3,7 @@ wrap, counts are never rounded, a closed vector environment stays closed, paths 
 ones given (bytes and undecodable ones included, relative ones as of the call), errors
 give no command-line advice, and what can never be copied keeps no copy history."""
 import ctypes
+import json
 import os
 import pickle
 import re
@@ -182,15 +183,18 @@ def test_score_arguments_are_named_when_wrong(tmp_path):
   """`reps=-1` said "can't convert negative int to unsigned", `bootstrap_seed=-1` "out of
   range integral type conversion"."""
   results = FIXTURES / 'random_results'
-  for reps in (-1, 0, 1.5, '10', True):
+  for reps in (1.5, '10', True):
     with pytest.raises(ValueError, match=re.escape(
-        f'reps is a whole number of bootstrap replicates, at least 1, not {reps!r}')):
+        f'reps is a whole number of bootstrap replicates, 1000 to 1000000, not {reps!r}')):
+      bsuite_rs.score(results, reps=reps)
+  for reps in (-1, 0, 20):
+    with pytest.raises(ValueError, match=re.escape(f'reps={reps}: ')):
       bsuite_rs.score(results, reps=reps)
   for seed in (-1, 2**32, 0.5):
     with pytest.raises(ValueError, match=re.escape(
         f'bootstrap_seed is an integer in 0..=4294967295, not {seed!r}')):
       bsuite_rs.score(results, bootstrap_seed=seed)
-  assert bsuite_rs.score(results, reps=np.int64(5), bootstrap_seed=np.uint32(7))['ids']
+  assert bsuite_rs.score(results, reps=np.int64(1000), bootstrap_seed=np.uint32(7))['ids']
 
 
 def full_history(cls, ids):
@@ -262,3 +266,23 @@ def test_the_native_vec_env_has_bsuite_num_episodes():
   assert batch.bsuite_num_episodes == (10_000, 10_000)
   assert bsuite_rs.VecEnv(['bandit/0']).bsuite_num_episodes == (
       bsuite_rs.load_from_id('bandit/0').bsuite_num_episodes,)
+
+
+def test_score_warns_of_each_seeds_unfinished_overwrite(tmp_path):
+  """Python's `score` said nothing where a seed's `--overwrite` was cut short, though
+  `cargo xtask score` warns: the seed's files are then two runs' scores mixed."""
+  results = tmp_path / 'seeds'
+  run = bench_all(results, '--ids', 'catch/0', 'catch/1', '--num-episodes', '5',
+                  '--seeds', '2')
+  assert run.wait() == 0, run.stderr.read()
+  manifest_path = results / 'seed-43' / 'bsuite_run.json'
+  manifest = json.loads(manifest_path.read_text())
+  manifest['overwriting'] = {'replacing': 'agent random, seed 43, 99 episodes per id',
+                             'files': ['bsuite_id_-_catch-1.csv']}
+  manifest_path.write_text(json.dumps(manifest))
+  with pytest.warns(UserWarning) as caught:
+    bsuite_rs.score(results, reps=1000)
+  said = [str(w.message) for w in caught]
+  assert any('seed 43: 1 of its files are still those of agent random, seed 43, 99 '
+             'episodes per id' in s for s in said), said
+  assert not any('seed 42' in s for s in said), said

@@ -628,8 +628,13 @@ mod tests {
     /// ensemble sizes, bootstrap masks, reward noise and optimisers the sweeps use. The
     /// fixtures were written by the engine as it was before it learned to skip masked-out
     /// samples (`BSUITE_BLESS=1` writes them anew), so every later speed-up must keep
-    /// them. Each run passes many target updates.
+    /// them. Each run passes many target updates. Minutes of arithmetic in a debug build:
+    /// `cargo xtask test` runs it optimised.
     #[test]
+    #[cfg_attr(
+        debug_assertions,
+        ignore = "minutes in debug builds; `cargo xtask test` runs it optimised"
+    )]
     fn dqn_and_boot_dqn_keep_their_bits() {
         let bless = std::env::var_os("BSUITE_BLESS").is_some();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dqn_bits");
