@@ -1,15 +1,16 @@
-//! `cargo xtask install --prefix DIR`: the sweep binaries, and LibTorch where they need it,
-//! as a tree that runs anywhere it is moved, so that cluster tasks run binaries, not
+//! `cargo xtask install --prefix DIR`: the `bsuite` command, and LibTorch where it needs
+//! it, as a tree that runs anywhere it is moved, so that cluster tasks run binaries, not
 //! cargo.
 //!
 //! The tree:
-//! - `bin/bsuite-run`: the sweeps (`bsuite-run AGENT ... --shard auto`);
-//! - `bin/bsuite-xtask`: this program, for `merge`, `verify`, `score` and `report` (the
-//!   commands that need neither cargo nor the checkout);
-//! - with `--cuda`, `lib/torch/lib/` and `lib/nvidia/`: LibTorch's libraries, found by `bsuite-run`
-//!   through a run path relative to itself (`$ORIGIN/../lib/torch/lib`), never the build
-//!   checkout's path; LibTorch's own run path (`$ORIGIN/../../nvidia/...`) finds the CUDA
-//!   runtime beside it.
+//! - `bin/bsuite`: the user's commands (`bsuite run AGENT ... --shard auto`, `merge`,
+//!   `verify`, `score`, `report`), the shipped baselines built in; what `cargo install
+//!   --path crates/bsuite-cli` installs;
+//! - with `--cuda`, `bin/bsuite-run` built with LibTorch, which `bsuite run --engine
+//!   libtorch` and `--device cuda` run, and `lib/torch/lib/` and `lib/nvidia/`: LibTorch's
+//!   libraries, found by `bsuite-run` through a run path relative to itself
+//!   (`$ORIGIN/../lib/torch/lib`), never the build checkout's path; LibTorch's own run path
+//!   (`$ORIGIN/../../nvidia/...`) finds the CUDA runtime beside it.
 //!
 //! The features the tree is built with are [`features`]'s, in one place: only
 //! `--cuda` builds LibTorch in, since the host engines need none of it.
@@ -34,14 +35,12 @@ pub struct InstallArgs {
     pub cuda: bool,
 }
 
-/// The cargo features of the installed `bsuite-run`, and whether it links LibTorch. The
-/// one place that says so: the host engines need no LibTorch, so only `--cuda` (for
-/// `--device cuda`) builds the LibTorch engine in and carries LibTorch in the tree.
-pub fn features(cuda: bool) -> (&'static [&'static str], bool) {
-    match cuda {
-        true => (&["libtorch"], true),
-        false => (&["cli"], false),
-    }
+/// The cargo features of the installed `bsuite-run`, where the tree has one. The one place
+/// that says so: the host engines need no LibTorch, and `bsuite` runs them itself, so only
+/// `--cuda` (for `--device cuda`) installs a `bsuite-run`, with the LibTorch engine built
+/// in and LibTorch carried in the tree.
+pub fn features(cuda: bool) -> Option<&'static [&'static str]> {
+    cuda.then_some(&["libtorch"])
 }
 
 /// The directory of a LibTorch install the installed `bsuite-run` finds its libraries in,
@@ -50,33 +49,32 @@ const RUNPATH: &str = "$ORIGIN/../lib/torch/lib";
 
 /// Runs `cargo xtask install`.
 pub fn run(args: &InstallArgs) -> Result<()> {
-    let (features, with_libtorch) = features(args.cuda);
-    let torch = match with_libtorch {
-        true => Some(libtorch::provision(args.cuda)?),
-        false => None,
+    let features = features(args.cuda);
+    let torch = match features {
+        Some(_) => Some(libtorch::provision(args.cuda)?),
+        None => None,
     };
     let root = libtorch::workspace_root();
     let manifest = root.join("Cargo.toml");
-    let mut build = match &torch {
-        Some(torch) => libtorch::cargo(torch, args.cuda),
-        None => Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())),
-    };
-    build
-        .args(["build", "--release", "--manifest-path"])
-        .arg(&manifest)
-        .args(["-p", "bsuite-baselines", "--bin", "bsuite-run"]);
-    if !features.is_empty() {
-        build.args(["--features", &features.join(",")]);
-    }
-    bsuite_baselines::errln!("xtask: building bsuite-run (--release, features {features:?})");
-    libtorch::run_status(build, "cargo build bsuite-run")?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut tools = Command::new(cargo);
-    tools
-        .args(["build", "--release", "--manifest-path"])
+    if let (Some(features), Some(torch)) = (features, &torch) {
+        let mut build = libtorch::cargo(torch, args.cuda);
+        build
+            .args(["build", "--release", "--manifest-path"])
+            .arg(&manifest)
+            .args(["-p", "bsuite-baselines", "--bin", "bsuite-run"])
+            .args(["--features", &features.join(",")]);
+        bsuite_baselines::errln!("xtask: building bsuite-run (--release, features {features:?})");
+        libtorch::run_status(build, "cargo build bsuite-run")?;
+    }
+    // As `cargo install --locked --path crates/bsuite-cli` builds it.
+    let mut command = Command::new(&cargo);
+    command
+        .args(["build", "--release", "--locked", "--manifest-path"])
         .arg(&manifest)
-        .args(["-p", "xtask"]);
-    libtorch::run_status(tools, "cargo build xtask")?;
+        .args(["-p", "bsuite-cli", "--bin", "bsuite"]);
+    bsuite_baselines::errln!("xtask: building bsuite (--release)");
+    libtorch::run_status(command, "cargo build bsuite")?;
 
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| root.join("target"), PathBuf::from)
@@ -84,6 +82,10 @@ pub fn run(args: &InstallArgs) -> Result<()> {
     let prefix = &args.prefix;
     let bin = prefix.join("bin");
     fs::create_dir_all(&bin).with_context(|| format!("creating {}", bin.display()))?;
+    let bsuite = bin.join(format!("bsuite{}", std::env::consts::EXE_SUFFIX));
+    install_file(&target.join("bsuite"), &bsuite, |_| Ok(()))?;
+    // An earlier tree's programs that this one replaces.
+    let _ = fs::remove_file(bin.join("bsuite-xtask"));
     if let Some(torch) = &torch {
         let lib = prefix.join("lib");
         copy_tree(&torch.root.join("lib"), &lib.join("torch").join("lib"))?;
@@ -93,38 +95,49 @@ pub fn run(args: &InstallArgs) -> Result<()> {
                 copy_tree(&nvidia, &lib.join("nvidia"))?;
             }
         }
+        let run = bin.join("bsuite-run");
+        install_file(&target.join("bsuite-run"), &run, |bytes| {
+            set_runpath(bytes, &torch.root.join("lib"), RUNPATH)
+        })?;
+        check_runs(&run)?;
+    } else {
+        let _ = fs::remove_file(bin.join("bsuite-run"));
     }
-    let run = bin.join("bsuite-run");
-    install_file(&target.join("bsuite-run"), &run, |bytes| match &torch {
-        Some(torch) => set_runpath(bytes, &torch.root.join("lib"), RUNPATH),
-        None => Ok(()),
-    })?;
-    install_file(&target.join("xtask"), &bin.join("bsuite-xtask"), |_| Ok(()))?;
-    // The tree runs as it is: its binary finds its libraries without the checkout.
-    let check = Command::new(&run)
-        .arg("--version")
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .with_context(|| format!("running {}", run.display()))?;
-    if !check.status.success() {
-        bail!(
-            "the installed {} does not run: {}",
-            run.display(),
-            String::from_utf8_lossy(&check.stderr).trim()
-        );
-    }
+    check_runs(&bsuite)?;
     bsuite_baselines::outln!(
-        "installed bsuite-run and bsuite-xtask into {}{}",
-        bin.display(),
+        "installed {}{}",
         match torch {
+            Some(_) => "bsuite and bsuite-run",
+            None => "bsuite",
+        },
+        match &torch {
             Some(torch) => format!(
-                ", LibTorch from {} into {}/lib",
+                " into {}, LibTorch from {} into {}/lib",
+                bin.display(),
                 torch.source,
                 prefix.display()
             ),
-            None => String::new(),
+            None => format!(" into {}", bin.display()),
         }
     );
+    Ok(())
+}
+
+/// Checks that the installed `program` runs as it is: it finds its libraries without the
+/// checkout.
+fn check_runs(program: &Path) -> Result<()> {
+    let check = Command::new(program)
+        .arg("--version")
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .with_context(|| format!("running {}", program.display()))?;
+    if !check.status.success() {
+        bail!(
+            "the installed {} does not run: {}",
+            program.display(),
+            String::from_utf8_lossy(&check.stderr).trim()
+        );
+    }
     Ok(())
 }
 

@@ -361,25 +361,7 @@ pub fn run_status(mut command: Command, what: &str) -> Result<()> {
 /// sweep running that holds its results directory. Where the platform cannot, it is left
 /// as it is.
 pub fn dies_with_xtask(command: &mut Command) -> &mut Command {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: the hook calls only async-signal-safe functions (prctl, getppid, _exit).
-        let xtask = std::process::id() as libc::pid_t;
-        unsafe {
-            command.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // xtask may have ended before the request: then end now.
-                if libc::getppid() != xtask {
-                    libc::_exit(1);
-                }
-                Ok(())
-            });
-        }
-    }
-    command
+    bsuite_cli::run::dies_with_this_process(command)
 }
 
 /// Builds `bin` of bsuite-baselines with `--release` and runs it with `args`. With
@@ -419,16 +401,6 @@ pub fn run_baselines_bin(bin: &str, args: &[OsString], libtorch: Option<bool>) -
         std::process::exit(status.code().unwrap_or(1));
     }
     Ok(())
-}
-
-/// `cargo xtask bench-all <tch agent> ...`: the same arguments, run by the `bsuite-run`
-/// binary of bsuite-baselines built with LibTorch.
-pub fn forward_bench_all(cuda: bool) -> Result<()> {
-    let args: Vec<OsString> = std::env::args_os()
-        .skip_while(|arg| arg != "bench-all")
-        .skip(1)
-        .collect();
-    run_baselines_bin("bsuite-run", &args, Some(cuda))
 }
 
 /// `cargo xtask bench agents [-- ARGS...]`: bsuite-bench-agents, by default dqn and

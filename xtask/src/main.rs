@@ -1,28 +1,22 @@
-//! Developer and user commands for bsuite-rs, run as `cargo xtask <command>`.
+//! The developers' tasks of bsuite-rs, run as `cargo xtask <task>`: tests, benchmarks,
+//! the wheel, LibTorch, the installed tree, shipped baselines. The user's commands are the
+//! `bsuite` command's (`bsuite_cli`); xtask keeps them as aliases (`cargo xtask bench-all`
+//! is `bsuite run`), run on the checkout: optimised, the LibTorch engine provisioned and
+//! built on demand, the baselines read from `baselines/`.
 //!
 //! xtask never links LibTorch: the tch agents are built and run as a separate binary.
 
-mod agents;
 mod agree;
-mod baselines;
 mod bench;
-mod bench_all;
 mod bench_python;
 mod bench_score;
-mod cluster;
-mod compare;
-mod ids;
+mod embed_mnist;
 mod install;
 mod libtorch;
-mod merge;
-mod owned_file;
+mod pack_baseline;
 mod py_torch;
 mod python_tests;
-mod report;
-mod results_dirs;
 mod rliable_check;
-mod score;
-mod study;
 mod test;
 mod trace;
 mod wheel;
@@ -32,10 +26,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand};
+use bsuite_cli::{Baselines, Host};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "bsuite-rs commands", version)]
+#[command(
+    name = "cargo xtask",
+    about = "bsuite-rs: the developers' tasks, and the `bsuite` command's as aliases \
+             (`bench-all` is `bsuite run`)",
+    version
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -43,9 +43,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print all 468 bsuite_ids with settings, episodes, tags and specs as JSON
-    /// (the content of ref_trace.py --all-ids).
-    Ids,
+    /// The `bsuite` command's.
+    #[command(flatten)]
+    User(bsuite_cli::Command),
     /// Print a JSON-lines trace of one bsuite_id in ref_trace.py's format.
     Trace {
         /// The bsuite_id, e.g. catch/0.
@@ -71,47 +71,16 @@ enum Command {
         #[command(subcommand)]
         target: bench::BenchTarget,
     },
-    /// Run an agent on many bsuite_ids (default: all 468) in parallel, one bsuite CSV per id;
-    /// resumable (finished ids are skipped) and shardable (always built with optimisations).
-    BenchAll(bench_all::BenchAllArgs),
     /// Compare a LibTorch agent with bsuite 0.3.6's own JAX agent over seeds on the same
     /// ids: scores and mean returns per id and experiment, a permutation test, the smallest
     /// detectable difference, and learning-curve plots (reference runs are cached).
     Agree(agree::AgreeArgs),
-    /// Score results directories (bsuite CSVs) as bsuite does: per experiment, tag and id.
-    Score(score::ScoreArgs),
-    /// Write a recipe that runs a sweep over a cluster from the installed tree: a Slurm
-    /// array with a final merge and verify, or a Kubernetes Indexed Job.
-    Cluster {
-        #[command(subcommand)]
-        target: cluster::ClusterTarget,
-    },
-    /// Install bsuite-run (and LibTorch where it needs it) and this program as
-    /// bsuite-xtask into a relocatable tree, for cluster tasks that run binaries, not cargo.
+    /// Install `bsuite` (and bsuite-run with LibTorch, with --cuda) into a relocatable
+    /// tree, for cluster tasks that run binaries, not cargo.
     Install(install::InstallArgs),
-    /// Gather the results directories of one split run (shards, nodes) into OUT with their
-    /// manifest; refuses directories of different runs and ids whose files differ.
-    Merge(merge::MergeArgs),
-    /// List the missing, partial and damaged ids of a results directory; fails unless
-    /// every selected id is complete.
-    Verify(merge::VerifyArgs),
-    /// Compare two agents (results directories, directories of seed-<s>/ ones, or shipped
-    /// baselines) per tag and experiment: the difference and P(A > B) with intervals, and a
-    /// verdict that names the seeds needed when the evidence is not enough.
-    Compare(compare::CompareArgs),
-    /// List every agent's hyperparameters (`--config KEY=VALUE`) with their defaults.
-    Agents,
     /// Ship a complete default sweep as a baseline: `baselines/<name>.tar.gz` and its
     /// scores (refuses partial sweeps and non-default configurations).
-    PackBaseline(baselines::PackArgs),
-    /// Run every variant of a study file (agents and configurations) into `results/<variant>/`
-    /// and write one report of them all (resumable and shardable; always optimised).
-    Study(study::StudyArgs),
-    /// Write the report of one or more results directories: summary and per-experiment
-    /// figures (SVG and PDF), a LaTeX appendix and a self-contained index.html.
-    Report(report::ReportArgs),
-    /// Compile a written report's LaTeX with pdflatex and check pages and figures.
-    ReportCheck(report::ReportCheckArgs),
+    PackBaseline(pack_baseline::PackArgs),
     /// Every test: `cargo test --workspace`, the Python package's tests (the wheel built and
     /// installed into venvs under `.bsuite/`), then the LibTorch agents' tests (LibTorch is
     /// found or installed first; see `cargo xtask libtorch`).
@@ -141,11 +110,36 @@ enum Command {
     },
 }
 
+/// The user's commands as they run from the checkout: the LibTorch engine provisioned
+/// and built with cargo (`libtorch.rs`), the baselines of `baselines/` unpacked into
+/// `.bsuite/baselines`.
+fn checkout() -> Host {
+    let root = libtorch::workspace_root();
+    Host {
+        libtorch: |cuda, args| libtorch::run_baselines_bin("bsuite-run", args, Some(cuda)),
+        baselines: Baselines::in_dir(root.join("baselines"), root.join(".bsuite/baselines")),
+    }
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Ids => ids::print_ids(&mut std::io::BufWriter::new(
-            bsuite_baselines::console::Stdout,
-        )),
+        Command::User(command) => {
+            use bsuite_cli::Command as User;
+            // Sweeps, studies and reports always run optimised code; a sweep's bad
+            // configuration is refused before the optimised build.
+            let optimised = match &command {
+                User::Run(args) if args.libtorch().is_none() => {
+                    args.sweep.check_config()?;
+                    true
+                }
+                User::Study(_) | User::Report(_) => true,
+                _ => false,
+            };
+            if optimised && bench::reexec_optimised()? {
+                return Ok(());
+            }
+            bsuite_cli::run(command, &checkout())
+        }
         Command::Trace {
             bsuite_id,
             episodes,
@@ -169,55 +163,20 @@ fn run(cli: Cli) -> Result<()> {
             std::io::Write::flush(&mut out).context("writing the trace")
         }
         Command::Bench { target } => bench::run(target),
-        Command::BenchAll(args) => {
-            if let Some(cuda) = args.libtorch() {
-                let args = args.sweep;
-                // A bad configuration is refused before LibTorch is provisioned or built.
-                args.check_config()?;
-                libtorch::forward_bench_all(cuda)?;
-                if !args.no_score && !args.estimate {
-                    bench_all::print_scores(&args)?;
-                }
-                return Ok(());
-            }
-            // Refused before the optimised build, as before LibTorch's.
-            args.sweep.check_config()?;
-            if bench::reexec_optimised()? {
-                return Ok(());
-            }
-            bench_all::run(args.sweep)
-        }
         Command::Agree(args) => agree::run(&args),
-        Command::Score(args) => score::run(&args),
-        Command::Cluster { target } => cluster::run(&target),
         Command::Install(args) => install::run(&args),
-        Command::Merge(args) => merge::merge(&args),
-        Command::Verify(args) => merge::verify(&args),
-        Command::Compare(args) => compare::run(&args),
-        Command::Agents => agents::run(),
-        Command::PackBaseline(args) => baselines::pack(&args),
-        Command::Study(args) => {
-            if bench::reexec_optimised()? {
-                return Ok(());
-            }
-            study::run(&args)
-        }
-        Command::Report(args) => {
-            if bench::reexec_optimised()? {
-                return Ok(());
-            }
-            report::run(&args)
-        }
-        Command::ReportCheck(args) => report::check(&args),
+        Command::PackBaseline(args) => pack_baseline::pack(&args),
         Command::Test(args) => test::run(args),
         Command::Libtorch { cuda, cargo_args } => libtorch::libtorch_command(cuda, &cargo_args),
         Command::Wheel(args) => wheel::run(&args),
-        Command::EmbedMnist { csv } => ids::embed_mnist(&csv),
+        Command::EmbedMnist { csv } => embed_mnist::embed_mnist(&csv),
     }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `bench-all`, the design card's name of `bsuite run`, is shown beside it.
+    let command = Cli::command().mut_subcommand("run", |run| run.visible_alias("bench-all"));
+    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|error| error.exit());
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

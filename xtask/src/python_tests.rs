@@ -14,9 +14,11 @@ use crate::wheel::{build, crate_dir, default_out_dir, install, test_requirements
 /// nothing else) and runs `smoke_numpy_only.py` there, then into the test venv (numpy,
 /// dm_env, gymnasium, pytest; `tests/python/requirements.txt`; SB3 on the CPU torch,
 /// [`crate::py_torch`]) and runs the pytest suite.
-/// The suite gets this xtask binary to run `bench-all` for its CSV comparison.
+/// The suite gets this xtask binary to run `bench-all` for its CSV comparison, and both get
+/// the `bsuite` binary (`BSUITE_CLI`), whose help texts the wheel's `bsuite` must repeat.
 pub fn run() -> Result<()> {
     let wheel = build(&default_out_dir())?;
+    let native = native_bsuite()?;
     crate::wheel_check::check(&wheel)?;
     let requirements = test_requirements()?;
     let numpy: Vec<String> = requirements
@@ -40,7 +42,10 @@ pub fn run() -> Result<()> {
         install(&minimal, &wheel, true)?;
         bsuite_baselines::errln!("xtask: the wheel with {pin} alone (smoke_numpy_only.py)");
         let mut smoke = Command::new(&minimal);
-        smoke.arg(tests.join("smoke_numpy_only.py")).arg(&fixtures);
+        smoke
+            .arg(tests.join("smoke_numpy_only.py"))
+            .arg(&fixtures)
+            .env("BSUITE_CLI", &native);
         run_status(smoke, "smoke_numpy_only.py")?;
     }
 
@@ -57,6 +62,25 @@ pub fn run() -> Result<()> {
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(&tests)
         .current_dir(workspace_root())
-        .env("BSUITE_XTASK", xtask);
+        .env("BSUITE_XTASK", xtask)
+        .env("BSUITE_CLI", &native);
     run_status(pytest, "the Python tests (pytest)")
+}
+
+/// Builds the `bsuite` binary of `bsuite-cli` (unoptimised: only its help texts and
+/// messages are compared) and returns its path.
+fn native_bsuite() -> Result<std::path::PathBuf> {
+    let root = workspace_root();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build
+        .args(["build", "--quiet", "--manifest-path"])
+        .arg(root.join("Cargo.toml"))
+        .args(["-p", "bsuite-cli", "--bin", "bsuite"]);
+    run_status(build, "cargo build -p bsuite-cli --bin bsuite")?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), std::path::PathBuf::from);
+    Ok(target
+        .join("debug")
+        .join(format!("bsuite{}", std::env::consts::EXE_SUFFIX)))
 }

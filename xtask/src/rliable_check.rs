@@ -84,7 +84,7 @@ pub fn run() -> Result<()> {
         }
         dirs.push(format!("{name}={}", dir.display()));
     }
-    let agents = crate::results_dirs::load_seeded_agents(&dirs, false)?;
+    let agents = bsuite_cli::results_dirs::load_seeded_agents(&dirs, false)?;
     let summaries: Vec<SeededSummary> = agents.iter().map(SeededAgent::summarize).collect();
     let settings = Bootstrap {
         reps: REPS,
@@ -97,10 +97,18 @@ pub fn run() -> Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
         Ok(path)
     };
-    let export = write("export.json", &crate::score::rliable_export(&summaries))?;
+    let export = write(
+        "export.json",
+        &bsuite_analysis::score_json::rliable_export(&summaries),
+    )?;
     let scores: serde_json::Map<String, Value> = summaries
         .iter()
-        .map(|s| (s.agent.clone(), crate::score::seeded_json(s, &settings)))
+        .map(|s| {
+            (
+                s.agent.clone(),
+                bsuite_analysis::score_json::seeded_json(s, &settings),
+            )
+        })
         .collect();
     let scores = write("scores.json", &Value::Object(scores))?;
     let (tags, _) = compare_agents(&summaries[0], &summaries[1], &settings, 0.05);
@@ -109,7 +117,7 @@ pub fn run() -> Result<()> {
         .map(|t| {
             (
                 t.name.clone(),
-                json!({"p_improvement": crate::score::estimate_json(t.improvement)}),
+                json!({"p_improvement": bsuite_analysis::score_json::estimate_json(t.improvement)}),
             )
         })
         .collect();

@@ -24,7 +24,8 @@ pub struct TestArgs {
 
 /// Runs `cargo test --workspace` (nothing there needs LibTorch), then the Python tests
 /// ([`crate::python_tests::run`]: the wheel, a numpy-only smoke test and pytest), then the
-/// cluster recipe on a real Slurm ([`slurm_test`]), then provisions LibTorch and runs
+/// optimised tests of installed programs ([`slurm_test`]: the cluster recipe on a real
+/// Slurm, the installed `bsuite` without the checkout), then provisions LibTorch and runs
 /// `cargo test -p bsuite-baselines --features libtorch --release -- --include-ignored`:
 /// the agents train for a few hundred episodes in these tests, which needs optimised
 /// code. The tests
@@ -97,9 +98,11 @@ pub fn run(args: TestArgs) -> Result<()> {
 }
 
 /// The cluster recipe on a real one-node Slurm (`xtask/tests/slurm.rs`), run from a tree
-/// that `cargo xtask install` writes under `target/`, and the reports of the shipped
-/// baselines checked as the paper's page (`xtask/tests/shipped_reports.rs`): both need
-/// optimised builds, so they are ignored in debug ones and run here.
+/// that `cargo xtask install` writes under `target/`, the `bsuite` of `cargo install` run
+/// with the checkout out of its reach (`xtask/tests/installed.rs`, which reuses the
+/// install's optimised build), and the reports of the shipped baselines checked as the
+/// paper's page (`xtask/tests/shipped_reports.rs`): all need optimised builds, so they are
+/// ignored in debug ones and run here.
 fn slurm_test(manifest: &std::path::Path) -> Result<()> {
     let tree = libtorch::workspace_root()
         .join("target")
@@ -109,7 +112,8 @@ fn slurm_test(manifest: &std::path::Path) -> Result<()> {
         cuda: false,
     })?;
     bsuite_baselines::errln!(
-        "xtask: cargo test -p xtask --release --test slurm --test shipped_reports -- --ignored"
+        "xtask: cargo test -p xtask --release --test slurm --test installed --test \
+         shipped_reports -- --ignored"
     );
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut slurm = std::process::Command::new(cargo);
@@ -123,6 +127,8 @@ fn slurm_test(manifest: &std::path::Path) -> Result<()> {
             "--test",
             "slurm",
             "--test",
+            "installed",
+            "--test",
             "shipped_reports",
             "--",
             "--ignored",
@@ -130,7 +136,7 @@ fn slurm_test(manifest: &std::path::Path) -> Result<()> {
         .env("BSUITE_SLURM_TREE", &tree);
     libtorch::run_status(
         slurm,
-        "cargo test -p xtask --release --test slurm --test shipped_reports",
+        "cargo test -p xtask --release --test slurm --test installed --test shipped_reports",
     )
 }
 
@@ -140,6 +146,8 @@ mod tests {
     /// files within its `include`): what a Rust user who depends on `bsuite-envs`,
     /// `bsuite-logging`, `bsuite-analysis`, `bsuite-report` or `bsuite-baselines` gets.
     /// `--no-verify` skips compiling the packages; the workspace's own tests compile them.
+    /// `bsuite-cli` is not for crates.io (`publish = false`: the baselines it builds in
+    /// outgrow a crate's 10 MB), and is installed from a checkout or from git.
     #[test]
     fn every_library_crate_packages() {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -157,6 +165,8 @@ mod tests {
                 "xtask",
                 "--exclude",
                 "bsuite-py",
+                "--exclude",
+                "bsuite-cli",
                 "--manifest-path",
             ])
             .arg(super::libtorch::workspace_root().join("Cargo.toml"))

@@ -355,10 +355,17 @@ fn the_recipe_runs_on_a_real_slurm() {
         "10000",
     ];
     let whole_dqn = root.join("whole-dqn");
-    let checkout_run = Path::new(env!("CARGO_BIN_EXE_xtask")).with_file_name("bsuite-run");
-    let mut whole = Command::new(&checkout_run);
+    let mut whole = xtask();
     whole
-        .args(["dqn", "--plain", "--no-score", "--jobs", "1", "--results"])
+        .args([
+            "bench-all",
+            "dqn",
+            "--plain",
+            "--no-score",
+            "--jobs",
+            "1",
+            "--results",
+        ])
         .arg(&whole_dqn);
     ok(
         whole.args(dqn_ids).output().unwrap(),
@@ -419,9 +426,9 @@ fn the_recipe_runs_on_a_real_slurm() {
     slurm.run("scancel", &[&format!("{array}_1")]);
     slurm.wait_until_done(&array);
     slurm.wait_until_done(&finish);
-    let tree_xtask = tree.join("bin/bsuite-xtask");
+    let tree_bsuite = tree.join("bin/bsuite");
     let verify = |extra: &[&str]| {
-        Command::new(&tree_xtask)
+        Command::new(&tree_bsuite)
             .arg("verify")
             .arg(&results)
             .args(["--ids", "catch/0", "catch/1", "bandit/0", "bandit/1"])

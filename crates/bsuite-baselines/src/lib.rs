@@ -6,7 +6,7 @@
 //! [`factory::AgentEntry`], and pass it to [`runner::run_ids`] with the ids to run, e.g.
 //! all 468 of [`bsuite_envs::sweep`]: each id gets a fresh agent and one bsuite CSV file,
 //! ids run in parallel, and a re-run skips finished ids. `bsuite-analysis` then scores the
-//! results directory (`cargo xtask score DIR` prints the scores). The example
+//! results directory (`bsuite score DIR` prints the scores). The example
 //! `examples/custom_agent.rs` does all of this in a page:
 //! `cargo run --release -p bsuite-baselines --example custom_agent -- SWEEP`.
 //!

@@ -12,6 +12,8 @@
 //!   arrays;
 //! - [`settings`]: which sweep setting `load(experiment_name, kwargs)` means;
 //! - [`analysis`]: `score` and `report` over `bsuite-analysis` and `bsuite-report`;
+//! - [`cli::main`]: the `bsuite` command of the wheel's console script, bsuite-cli's
+//!   program run in the interpreter's process;
 //! - [`snapshot`]: pickling and copying, by replaying what an environment was given.
 //!
 //! Every error becomes a Python exception ([`errors`]): `ValueError` for bad ids, settings
@@ -20,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod cli;
 pub mod env;
 pub mod errors;
 pub mod memory;
@@ -122,6 +125,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vec_env::VecEnv>()?;
     m.add_function(wrap_pyfunction!(analysis::score, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::report, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::main, m)?)?;
     m.add_function(wrap_pyfunction!(_sweep_table, m)?)?;
     m.add_function(wrap_pyfunction!(_resolve_setting, m)?)?;
     m.add_function(wrap_pyfunction!(_check_id, m)?)?;

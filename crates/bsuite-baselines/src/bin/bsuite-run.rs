@@ -1,6 +1,7 @@
 //! `bsuite-run <agent>`: runs a baseline agent on bsuite_ids and writes one bsuite CSV per
-//! id. `cargo xtask bench-all <agent>` builds and runs this for the reference agents, with
-//! the same arguments, and prints the scores afterwards. The agents compute on their host
+//! id. `bsuite run <agent> --engine libtorch` (and `cargo xtask bench-all`, which builds
+//! it) runs this for the reference agents' LibTorch engine, with the same arguments, and
+//! prints the scores afterwards. The agents compute on their host
 //! engines; a build with the `libtorch` feature adds `--engine libtorch` and `--device
 //! cuda`, which run their LibTorch definitions.
 
@@ -12,7 +13,7 @@ use bsuite_baselines::sweep::{self, SweepArgs};
 use clap::Parser;
 
 /// Run a bsuite baseline agent on bsuite_ids, one CSV per id (resumable: complete results
-/// are skipped; `--no-score` is accepted for `cargo xtask bench-all`, which scores).
+/// are skipped; `--no-score` is accepted for `bsuite run`, which scores).
 #[derive(Parser, Debug)]
 #[command(name = "bsuite-run", version)]
 struct Cli {

@@ -146,7 +146,7 @@ pub struct Key {
     pub kind: Kind,
     /// The reference agent's value, as text.
     pub default: &'static str,
-    /// One line for `cargo xtask agents`.
+    /// One line for `bsuite agents`.
     pub doc: &'static str,
 }
 

@@ -62,7 +62,7 @@ pub fn keys(agent: &str) -> Option<&'static [Key]> {
         .map(|entry| entry.keys)
 }
 
-/// Every agent's name and keys, in the order `cargo xtask agents` lists them.
+/// Every agent's name and keys, in the order `bsuite agents` lists them.
 pub fn all_keys() -> Vec<(&'static str, &'static [Key])> {
     agents()
         .iter()

@@ -1,5 +1,5 @@
 //! Running an agent on many bsuite_ids in parallel, one CSV file per id: the engine behind
-//! `cargo xtask bench-all`.
+//! `bsuite run` (`cargo xtask bench-all`).
 //!
 //! Every id gets the default seeding policy (env seed = setting index) and a fresh agent.
 //! Agents that can run many ids as one lockstep batch ([`crate::factory::Batching`]) get

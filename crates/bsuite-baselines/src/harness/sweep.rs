@@ -1,5 +1,5 @@
-//! A sweep from the command line: the options `cargo xtask bench-all` and `bsuite-run`
-//! share, the progress display, and the closing summary.
+//! A sweep from the command line: the options `bsuite run` (and `cargo xtask bench-all`,
+//! its alias) and `bsuite-run` share, the progress display, and the closing summary.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use crate::runner::{
     ShardArg,
 };
 
-/// The options of a sweep, as `cargo xtask bench-all` and `bsuite-run` take them.
+/// The options of a sweep, as `bsuite run` and `bsuite-run` take them.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct SweepArgs {
@@ -40,7 +40,7 @@ pub struct SweepArgs {
     /// agent by it (default: the agent's name).
     #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
     pub name: Option<String>,
-    /// Set a hyperparameter, KEY=VALUE (repeatable; `cargo xtask agents` lists each
+    /// Set a hyperparameter, KEY=VALUE (repeatable; `bsuite agents` lists each
     /// agent's keys). Applied after --config-file.
     #[cfg_attr(feature = "cli", arg(long = "config", value_name = "KEY=VALUE"))]
     pub config: Vec<String>,
@@ -66,14 +66,14 @@ pub struct SweepArgs {
     #[cfg_attr(feature = "cli", arg(long, value_name = "N", value_parser = positive))]
     pub num_episodes: Option<usize>,
     /// Run only shard I of N (0-based) of the selected ids, e.g. 0/4, to split a sweep over
-    /// machines (shards of one split may share a directory; `cargo xtask merge` gathers
+    /// machines (shards of one split may share a directory; `bsuite merge` gathers
     /// separate ones). `auto`: the shard of this Slurm array task (`SLURM_ARRAY_TASK_*`)
     /// or Kubernetes Indexed Job pod (`JOB_COMPLETION_INDEX`, with --shards).
     #[cfg_attr(feature = "cli", arg(long, value_name = "I/N|auto"))]
     pub shard: Option<ShardArg>,
     /// `flock` (default) keeps a second writer out of the results directory; `none` takes
     /// no lock, for a filesystem that refuses flock, where you are sure to be the
-    /// directory's only writer (one directory per task, gathered by `cargo xtask merge`).
+    /// directory's only writer (one directory per task, gathered by `bsuite merge`).
     #[cfg_attr(
         feature = "cli",
         arg(long, default_value = "flock", value_name = "flock|none")
@@ -716,7 +716,7 @@ fn check_open_files(seeds: usize, run: &RunnerOptions) -> Result<(), SweepError>
 ///
 /// A shard (`--shard I/N`) holds ids with all their seeds, not (seed, id) pairs: every
 /// seed's directory then holds the same shard of the same split, so its manifest's
-/// `shards` and `cargo xtask merge` see a seed directory exactly as a single-seed run's,
+/// `shards` and `bsuite merge` see a seed directory exactly as a single-seed run's,
 /// and the shards of one seed directory are the shards of every other.
 fn run_seeds(
     name: &str,

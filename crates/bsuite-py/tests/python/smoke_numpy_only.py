@@ -4,8 +4,10 @@ Without dm_env and gymnasium, bsuite_rs uses look-alikes of dm_env's types; ever
 `bsuite_rs.gym` works. Exits non-zero (an AssertionError) on any difference.
 """
 import importlib.util
+import os
 import pathlib
 import pickle
+import subprocess
 import sys
 import tempfile
 
@@ -67,4 +69,34 @@ with tempfile.TemporaryDirectory() as results:
   scores = bsuite_rs.score(results)
   assert scores['finished'] == {'bandit': True}
 
-print(f'bsuite_rs {bsuite_rs.__version__} works with numpy {np.__version__} alone')
+# The wheel's `bsuite` command, on PATH beside this interpreter: the native module's program,
+# with the very help texts of the `bsuite` binary (`cargo xtask test` passes its path in as
+# BSUITE_CLI), since both parse bsuite-cli's one definition.
+SCRIPT = pathlib.Path(sys.executable).parent / 'bsuite'
+
+
+def help_text(program, *args):
+  out = subprocess.run([str(program), *args, '--help'], capture_output=True, text=True,
+                       check=False)
+  assert out.returncode == 0, f'{program} {args} --help: {out.stderr}'
+  return out.stdout
+
+
+top = help_text(SCRIPT)
+listed = top.split('Commands:\n')[1].split('\n\n')[0].splitlines()
+commands = [line.split()[0] for line in listed if line.startswith('  ')]
+assert commands == ['run', 'score', 'compare', 'report', 'report-check', 'study', 'merge',
+                    'verify', 'cluster', 'agents', 'ids', 'help'], commands
+NATIVE = os.environ.get('BSUITE_CLI')
+if NATIVE:
+  for args in [()] + [(c,) for c in commands if c != 'help'] + [('cluster', 'slurm'),
+                                                                ('cluster', 'k8s')]:
+    assert help_text(SCRIPT, *args) == help_text(NATIVE, *args), (
+        f'`bsuite {" ".join(args)} --help` of the wheel differs from the binary\'s')
+  version = [subprocess.run([str(p), '--version'], capture_output=True, text=True, check=True)
+             .stdout for p in (SCRIPT, NATIVE)]
+  assert version[0] == version[1] == f'bsuite {bsuite_rs.__version__}\n', version
+
+print(f'bsuite_rs {bsuite_rs.__version__} works with numpy {np.__version__} alone, '
+      f'and so does its `bsuite` command ({len(commands) - 1} commands'
+      f'{", the help texts of the binary" if NATIVE else ""})')

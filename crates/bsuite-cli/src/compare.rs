@@ -1,4 +1,4 @@
-//! `cargo xtask compare A B`: two agents, each a results directory, a directory of
+//! `bsuite compare A B`: two agents, each a results directory, a directory of
 //! `seed-<s>/` results directories or a shipped baseline's name, compared per tag and per
 //! experiment: the difference of mean scores and the probability of improvement P(A > B),
 //! each with a 95% stratified bootstrap interval, and a verdict
@@ -17,13 +17,14 @@ use bsuite_analysis::seeds::{compare_agents, PairComparison, SeededAgent, Seeded
 use clap::Args;
 use serde_json::{json, Value};
 
+use crate::baselines::Baselines;
 use crate::results_dirs::load_seeded_agents;
 
-/// Arguments of `cargo xtask compare`.
-#[derive(Args)]
+/// Arguments of `bsuite compare`.
+#[derive(Args, Debug)]
 pub struct CompareArgs {
     /// Agent A: `[NAME=]DIR` (a results directory or a directory of seed-<s>/ ones) or a
-    /// shipped baseline's name (`baselines/<name>.tar.gz`, unpacked into .bsuite/baselines).
+    /// shipped baseline's name (`bsuite report --baselines dqn2` lists them).
     #[arg(value_name = "A")]
     pub a: OsString,
     /// Agent B, as A.
@@ -47,11 +48,15 @@ pub struct CompareArgs {
     /// Skip malformed result files (reported on stderr) instead of failing.
     #[arg(long)]
     pub lenient: bool,
+    /// Read the shipped baselines from DIR (its `<name>.tar.gz` archives, such as a
+    /// checkout's `baselines/`) instead of those built in.
+    #[arg(long, value_name = "DIR")]
+    pub baselines_dir: Option<std::path::PathBuf>,
 }
 
 /// `arg` as `score` reads it, or, when it names no directory but a shipped baseline, that
 /// baseline unpacked (as `NAME=DIR`).
-fn resolve(arg: &OsString) -> Result<OsString> {
+fn resolve(arg: &OsString, shipped: &Baselines) -> Result<OsString> {
     let text = arg.to_string_lossy();
     if text.trim().is_empty() {
         anyhow::bail!(
@@ -62,24 +67,27 @@ fn resolve(arg: &OsString) -> Result<OsString> {
     if Path::new(arg).exists() || text.contains('=') || text.contains('/') {
         return Ok(arg.clone());
     }
-    let name = crate::baselines::select(&text)?
+    let name = shipped
+        .select(&text)?
         .pop()
         .unwrap_or_else(|| text.to_string());
-    let dir = crate::baselines::unpack(&name)?;
+    let dir = shipped.unpack(&name)?;
     let mut named = OsString::from(format!("{name}="));
     named.push(dir.as_os_str());
     Ok(named)
 }
 
-/// Runs the command.
-pub fn run(args: &CompareArgs) -> Result<()> {
+/// Runs `bsuite compare`, with `shipped` the baselines unless `--baselines-dir` names
+/// others.
+pub fn run(args: &CompareArgs, shipped: &Baselines) -> Result<()> {
+    let shipped = shipped.or_dir(args.baselines_dir.as_deref());
     if !(args.tolerance > 0.0 && args.tolerance.is_finite()) {
         anyhow::bail!(
             "--tolerance must be a positive number, not {}",
             args.tolerance
         );
     }
-    let dirs = [resolve(&args.a)?, resolve(&args.b)?];
+    let dirs = [resolve(&args.a, &shipped)?, resolve(&args.b, &shipped)?];
     let agents = load_seeded_agents(&dirs, args.lenient)?;
     for warning in agents.iter().flat_map(SeededAgent::warnings) {
         bsuite_baselines::errln!("warning: {warning}");
@@ -100,8 +108,8 @@ pub fn run(args: &CompareArgs) -> Result<()> {
                         r.name.clone(),
                         json!({
                             "experiments": r.experiments,
-                            "difference": crate::score::estimate_json(r.difference),
-                            "p_improvement": crate::score::estimate_json(r.improvement),
+                            "difference": bsuite_analysis::score_json::estimate_json(r.difference),
+                            "p_improvement": bsuite_analysis::score_json::estimate_json(r.improvement),
                             "verdict": r.verdict(&a.agent, &b.agent, args.tolerance),
                         }),
                     )
@@ -204,7 +212,7 @@ mod tests {
 
     #[test]
     fn an_agent_against_itself_on_one_seed_is_inconclusive_with_p_one_half() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/random_results");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/random_results");
         let a = format!("a={}", dir.display());
         let b = format!("b={}", dir.display());
         let agents = load_seeded_agents(&[a, b], false).unwrap();

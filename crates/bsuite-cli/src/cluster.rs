@@ -1,5 +1,6 @@
-//! `cargo xtask cluster slurm|k8s ...`: recipes that run a sweep split over a cluster, from
-//! the installed tree (`cargo xtask install`), each task with `--shard auto` and as many
+//! `bsuite cluster slurm|k8s ...`: recipes that run a sweep split over a cluster with an
+//! installed `bsuite` (`cargo install --locked --path crates/bsuite-cli --root DIR`, or the
+//! tree of `cargo xtask install --prefix DIR`), each task with `--shard auto` and as many
 //! jobs as CPUs it asked for, then a final check (`verify`, or `merge` of node-local
 //! directories first).
 
@@ -10,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 
-/// `cargo xtask cluster`'s targets.
+/// `bsuite cluster`'s targets.
 #[derive(Subcommand, Debug)]
 pub enum ClusterTarget {
     /// Write a Slurm recipe into OUT: `array.sbatch` (one task per shard), `finish.sbatch`
@@ -24,7 +25,7 @@ pub enum ClusterTarget {
 /// What every recipe runs.
 #[derive(Args, Debug, Clone)]
 pub struct SweepShape {
-    /// The agent, as `bsuite-run` takes it.
+    /// The agent, as `bsuite run` takes it.
     #[arg(long)]
     pub agent: String,
     /// Number of shards (array tasks, pods).
@@ -47,15 +48,17 @@ pub struct SweepShape {
     pub config: Vec<String>,
 }
 
-/// Arguments of `cargo xtask cluster slurm`.
+/// Arguments of `bsuite cluster slurm`.
 #[derive(Args, Debug)]
 pub struct SlurmArgs {
+    /// What every task runs.
     #[command(flatten)]
     pub sweep: SweepShape,
     /// The results directory, on a filesystem every node sees.
     #[arg(long, value_name = "DIR")]
     pub results: PathBuf,
-    /// The installed tree (`cargo xtask install --prefix DIR`), as the nodes see it.
+    /// The directory whose `bin/bsuite` the tasks run (`cargo install ... --root DIR` or
+    /// `cargo xtask install --prefix DIR`), as the nodes see it.
     #[arg(long, value_name = "DIR")]
     pub prefix: PathBuf,
     /// Where the recipe is written (created).
@@ -80,12 +83,13 @@ pub struct SlurmArgs {
     pub overwrite: bool,
 }
 
-/// Arguments of `cargo xtask cluster k8s`.
+/// Arguments of `bsuite cluster k8s`.
 #[derive(Args, Debug)]
 pub struct K8sArgs {
+    /// What every task runs.
     #[command(flatten)]
     pub sweep: SweepShape,
-    /// The image built from the Containerfile (`bsuite-run` on its PATH).
+    /// The image built from the Containerfile (`bsuite` on its PATH).
     #[arg(long)]
     pub image: String,
     /// Memory per pod, requested and its limit (e.g. 8Gi).
@@ -111,7 +115,10 @@ pub struct K8sArgs {
 
 /// The line every recipe file starts with (after the shebang): what wrote it, and so
 /// what `--overwrite` may replace.
-const WRITTEN_BY: &str = "Written by `cargo xtask cluster";
+const WRITTEN_BY: &str = "Written by `bsuite cluster";
+
+/// What the recipes of earlier versions, written by `cargo xtask cluster`, start with.
+const WRITTEN_BY_XTASK: &str = "Written by `cargo xtask cluster";
 
 /// A recipe file at `path`, as a file of `cluster`'s own.
 fn recipe(path: &Path) -> crate::owned_file::Owned<'_> {
@@ -120,12 +127,13 @@ fn recipe(path: &Path) -> crate::owned_file::Owned<'_> {
         what: "a cluster recipe",
         is_ours: |bytes| {
             let head = &bytes[..bytes.len().min(400)];
-            String::from_utf8_lossy(head).contains(WRITTEN_BY)
+            let head = String::from_utf8_lossy(head);
+            head.contains(WRITTEN_BY) || head.contains(WRITTEN_BY_XTASK)
         },
     }
 }
 
-/// Runs `cargo xtask cluster`.
+/// Runs `bsuite cluster`.
 pub fn run(target: &ClusterTarget) -> Result<()> {
     match target {
         ClusterTarget::Slurm(args) => {
@@ -269,7 +277,7 @@ fn quote(text: &str) -> String {
     }
 }
 
-/// The arguments every task passes to `bsuite-run` after the agent, for selecting ids and
+/// The arguments every task passes to `bsuite run` after the agent, for selecting ids and
 /// configuring the run.
 fn sweep_args(sweep: &SweepShape) -> Vec<String> {
     let mut args = Vec::new();
@@ -317,7 +325,7 @@ fn slurm(args: &SlurmArgs) -> Result<Vec<(&'static str, String, u32)>> {
     let _ = writeln!(header, "#!/bin/bash");
     let _ = writeln!(
         header,
-        "# Written by `cargo xtask cluster slurm` (bsuite-rs {}): {} over {} shards.",
+        "# Written by `bsuite cluster slurm` (bsuite-rs {}): {} over {} shards.",
         env!("CARGO_PKG_VERSION"),
         sweep.agent,
         sweep.shards
@@ -352,7 +360,7 @@ fn slurm(args: &SlurmArgs) -> Result<Vec<(&'static str, String, u32)>> {
     let _ = writeln!(array, "PREFIX={}", quote(&prefix));
     let _ = writeln!(array, "RESULTS={}", quote(&results));
     let run = format!(
-        "\"$PREFIX/bin/bsuite-run\" {} --shard auto --shards {} --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\" \
+        "\"$PREFIX/bin/bsuite\" run {} --shard auto --shards {} --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\" \
          --plain --no-score {selection}",
         quote(&sweep.agent),
         sweep.shards
@@ -391,13 +399,13 @@ fn slurm(args: &SlurmArgs) -> Result<Vec<(&'static str, String, u32)>> {
     if args.node_local {
         let _ = writeln!(
             finish,
-            "\"$PREFIX/bin/bsuite-xtask\" merge \"$RESULTS\" \"$RESULTS\".shards/shard-*"
+            "\"$PREFIX/bin/bsuite\" merge \"$RESULTS\" \"$RESULTS\".shards/shard-*"
         );
     }
     let _ = writeln!(
         finish,
-        "\"$PREFIX/bin/bsuite-xtask\" verify \"$RESULTS\"{ids}\n\
-         \"$PREFIX/bin/bsuite-xtask\" score \"$RESULTS\"{}",
+        "\"$PREFIX/bin/bsuite\" verify \"$RESULTS\"{ids}\n\
+         \"$PREFIX/bin/bsuite\" score \"$RESULTS\"{}",
         match ids.is_empty() {
             true => String::new(),
             false => format!(" --sweep {}", shell_words(&sweep.ids)),
@@ -440,7 +448,8 @@ fn k8s(args: &K8sArgs) -> Result<String> {
     }
     let name = format!("bsuite-{}", sweep.agent.replace('_', "-"));
     let mut command = vec![
-        "bsuite-run".to_string(),
+        "bsuite".to_string(),
+        "run".to_string(),
         sweep.agent.clone(),
         "--shard".into(),
         "auto".into(),
@@ -468,14 +477,14 @@ fn k8s(args: &K8sArgs) -> Result<String> {
         false => format!(" --ids {}", shell_words(&sweep.ids)),
     };
     Ok(format!(
-        "# Written by `cargo xtask cluster k8s` (bsuite-rs {version}): {agent} over {shards} \
+        "# Written by `bsuite cluster k8s` (bsuite-rs {version}): {agent} over {shards} \
          shards, one pod per shard\n\
          # (pod I runs shard I: --shard auto reads JOB_COMPLETION_INDEX). All pods write into \
          one volume,\n\
          # which must be ReadWriteMany with flock that holds across nodes (CephFS, NFSv4 with \
          a lock manager).\n\
          # Once the Job has completed, check the results from any pod that mounts the claim:\n\
-         #   bsuite-xtask verify /results/{agent}{verify_ids}\n\
+         #   bsuite verify /results/{agent}{verify_ids}\n\
          apiVersion: v1\n\
          kind: PersistentVolumeClaim\n\
          metadata:\n  name: {name}-results\n\
@@ -559,7 +568,7 @@ mod tests {
     /// test runs on a moved tree (`xtask/tests/slurm.rs`).
     #[test]
     fn the_containerfile_builds_the_installed_tree() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Containerfile");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Containerfile");
         let text = fs::read_to_string(path).unwrap();
         let steps: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
         let has = |line: &str| steps.iter().any(|l| l.trim() == line);
@@ -569,10 +578,7 @@ mod tests {
         );
         assert!(has("COPY --from=build /opt/bsuite /opt/bsuite"), "{text}");
         assert!(has("ENV PATH=/opt/bsuite/bin:$PATH"), "{text}");
-        assert!(
-            has("RUN bsuite-run --version && bsuite-xtask --version"),
-            "{text}"
-        );
+        assert!(has("RUN bsuite --version"), "{text}");
         // The Job's command is on that PATH.
         assert!(k8s(&K8sArgs {
             sweep: shape(),
@@ -585,7 +591,44 @@ mod tests {
             overwrite: false,
         })
         .unwrap()
-        .contains("command: [\"bsuite-run\", \"dqn\""));
+        .contains("command: [\"bsuite\", \"run\", \"dqn\""));
+    }
+
+    /// Recipes written when the command was `cargo xtask cluster` are still this command's
+    /// own: `--overwrite` replaces them, and nothing else.
+    #[test]
+    fn earlier_recipes_are_replaced_with_overwrite_and_nothing_else() {
+        let dir = std::env::temp_dir().join(format!("bsuite-cli-recipes-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (old, ours, foreign) = (dir.join("old"), dir.join("ours"), dir.join("foreign"));
+        fs::write(
+            &old,
+            "#!/bin/bash\n# Written by `cargo xtask cluster slurm` (bsuite-rs 0.1.0)\n",
+        )
+        .unwrap();
+        let args = SlurmArgs {
+            sweep: shape(),
+            results: PathBuf::from("/r"),
+            prefix: PathBuf::from("/p"),
+            out: PathBuf::from("/o"),
+            node_local: false,
+            time: None,
+            mem: None,
+            partition: None,
+            overwrite: false,
+        };
+        fs::write(&ours, &slurm(&args).unwrap()[0].1).unwrap();
+        fs::write(&foreign, "#!/bin/bash\necho mine\n").unwrap();
+        for path in [&old, &ours] {
+            assert!(recipe(path).check(false).is_err());
+            recipe(path).check(true).unwrap();
+        }
+        let err = recipe(&foreign).check(true).unwrap_err().to_string();
+        assert!(
+            err.contains("not a cluster recipe written by an earlier run"),
+            "{err}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -608,7 +651,7 @@ mod tests {
             "#SBATCH --cpus-per-task=8",
             "#SBATCH --time=1-00:00:00",
             "#SBATCH --output=/shared/recipes/dqn/logs/%x-%A_%a.out",
-            "exec \"$PREFIX/bin/bsuite-run\" dqn --shard auto --shards 10 --jobs \
+            "exec \"$PREFIX/bin/bsuite\" run dqn --shard auto --shards 10 --jobs \
              \"${SLURM_CPUS_PER_TASK:-1}\"",
             "--ids catch deep_sea/3 --num-episodes 100 --config learning_rate=1e-3 \
              --results \"$RESULTS\"",
@@ -619,7 +662,7 @@ mod tests {
         assert!(commands.clone().all(|l| !l.contains("cargo")), "{array}");
         assert!(files[1]
             .1
-            .contains("bsuite-xtask\" verify \"$RESULTS\" --ids catch deep_sea/3"));
+            .contains("bin/bsuite\" verify \"$RESULTS\" --ids catch deep_sea/3"));
         assert!(files[2].1.contains("--dependency=afterany:"));
         let mut local = args;
         local.node_local = true;

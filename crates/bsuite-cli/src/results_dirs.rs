@@ -109,7 +109,7 @@ mod tests {
     use super::*;
 
     fn fixtures() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/random_results")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/random_results")
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `cargo xtask score DIR... [--json]`: bsuite scores of one or more results directories.
+//! `bsuite score DIR... [--json]`: bsuite scores of one or more results directories.
 //!
 //! A directory of `seed-<s>/` results directories is one agent over several seeds
 //! (`bsuite_analysis::seeds`): its scores are the means over seeds with 95% stratified
@@ -18,13 +18,13 @@ use clap::Args;
 use serde_json::Value;
 
 use crate::results_dirs::load_seeded_agents;
-pub use bsuite_analysis::score_json::{estimate_json, reference_json, rliable_export, seeded_json};
+use bsuite_analysis::score_json::{reference_json, rliable_export, seeded_json};
 
 /// Bootstrap replicates of the intervals unless `--reps` says otherwise.
 pub const DEFAULT_REPS: usize = 10_000;
 
-/// Arguments of `cargo xtask score`.
-#[derive(Args)]
+/// Arguments of `bsuite score`.
+#[derive(Args, Debug)]
 pub struct ScoreArgs {
     /// Results directories, one per agent: `DIR` (named after its last component) or
     /// `NAME=DIR`. Several directories are scored side by side.
@@ -118,7 +118,7 @@ fn export_file(path: &std::path::Path) -> crate::owned_file::Owned<'_> {
     }
 }
 
-/// Runs the command.
+/// Runs `bsuite score`.
 pub fn run(args: &ScoreArgs) -> Result<()> {
     let export_files = exports(args)?;
     let mut agents = load_seeded_agents(&args.dirs, args.lenient)?;
@@ -492,7 +492,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn fixtures() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
     }
 
     /// Compares two ref_score.py JSON objects: same keys in the same order, numbers equal

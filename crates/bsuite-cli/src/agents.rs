@@ -1,4 +1,4 @@
-//! `cargo xtask agents`: every agent with its hyperparameters, their defaults and one line
+//! `bsuite agents`: every agent with its hyperparameters, their defaults and one line
 //! each, as `--config KEY=VALUE` and study files take them.
 
 use std::fmt::Write as _;
@@ -35,8 +35,8 @@ pub fn run() -> Result<()> {
         out.push('\n');
     }
     out.push_str(
-        "Set keys with `cargo xtask bench-all AGENT --config KEY=VALUE` (repeatable) or \
-         --config-file FILE.toml, or in a study file's variants (`cargo xtask study`).\n",
+        "Set keys with `bsuite run AGENT --config KEY=VALUE` (repeatable) or --config-file \
+         FILE.toml, or in a study file's variants (`bsuite study`).\n",
     );
     let _ = write!(bsuite_baselines::console::Stdout, "{out}");
     Ok(())

@@ -1,5 +1,5 @@
-//! `cargo xtask report`: figures, LaTeX appendix and HTML report from results directories;
-//! `cargo xtask report-check`: compile the appendix with pdflatex and check it.
+//! `bsuite report`: figures, LaTeX appendix and HTML report from results directories, with
+//! the shipped baselines beside them if asked.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -10,16 +10,17 @@ use bsuite_logging::results::FILE_PREFIX;
 use bsuite_report::report::is_within;
 use clap::Args;
 
+use crate::baselines::Baselines;
 use crate::results_dirs::{load_seeded, parse_results};
 
-/// Options of `cargo xtask report`.
+/// Options of `bsuite report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
     /// A results directory (bsuite CSVs of one agent), optionally named: DIR or NAME=DIR;
     /// or a directory of `seed-<s>/` results directories, one agent over seeds (drawn as
     /// its mean over seeds with intervals). Repeat for several agents side by side; the
     /// name defaults to the directory's name.
-    /// Default: every agent directory under `results/` (where `bench-all` writes).
+    /// Default: every agent directory under `results/` (where `bsuite run` writes).
     #[arg(long = "results", value_name = "DIR[=NAME]")]
     pub results: Vec<std::ffi::OsString>,
     /// The report directory; only files an earlier report wrote in it are replaced.
@@ -39,35 +40,23 @@ pub struct ReportArgs {
     /// report writes only into an empty directory or one an earlier report wrote).
     #[arg(long)]
     pub overwrite: bool,
-    /// Put the repository's shipped baselines (complete default sweeps, `baselines/`) beside
-    /// the results: names separated by commas, or `all`. Nothing is run.
+    /// Put the shipped baselines (complete sweeps of the reference agents, built into
+    /// bsuite) beside the results: names separated by commas, or `all`. Nothing is run;
+    /// they are unpacked once into $XDG_CACHE_HOME/bsuite-rs (default ~/.cache/bsuite-rs).
     #[arg(long, value_name = "NAMES|all")]
     pub baselines: Option<String>,
-}
-
-/// Options of `cargo xtask report-check`.
-#[derive(Args, Debug)]
-pub struct ReportCheckArgs {
-    /// The report directory written by `cargo xtask report`.
-    #[arg(value_name = "DIR", default_value = "report")]
-    pub dir: PathBuf,
-    /// The page geometries to compile the appendix in: `all` (default), `standalone`,
-    /// `single-column` (ICLR, NeurIPS: 5.5 in by 9 in) or `two-column` (ICML: 6.75 in).
-    #[arg(long, value_name = "WHICH", default_value = "all")]
-    pub geometry: String,
-    /// Also render the summary page of the standalone PDF as this PNG file (110 dpi, with
-    /// pdftoppm): what a reader of the paper sees.
-    #[arg(long, value_name = "FILE.png")]
-    pub png: Option<PathBuf>,
+    /// Read the shipped baselines from DIR (its `<name>.tar.gz` archives, such as a
+    /// checkout's `baselines/`) instead of those built in.
+    #[arg(long, value_name = "DIR", requires = "baselines")]
+    pub baselines_dir: Option<PathBuf>,
 }
 
 /// The agent directories under `root` that hold bsuite CSVs or `seed-<s>/` directories,
-/// sorted by name: what
-/// `cargo xtask report` reads when no `--results` is given.
+/// sorted by name: what `bsuite report` reads when no `--results` is given.
 fn default_results(root: &Path) -> Result<Vec<std::ffi::OsString>> {
     let entries = std::fs::read_dir(root).with_context(|| {
         format!(
-            "no --results given and {} cannot be read; run `cargo xtask bench-all <agent>` \
+            "no --results given and {} cannot be read; run `bsuite run <agent>` \
              first or name results directories with --results DIR",
             root.display()
         )
@@ -91,7 +80,7 @@ fn default_results(root: &Path) -> Result<Vec<std::ffi::OsString>> {
     if dirs.is_empty() {
         bail!(
             "no --results given and {} has no agent directory with bsuite CSVs; run \
-             `cargo xtask bench-all <agent>` first or name results directories with --results DIR",
+             `bsuite run <agent>` first or name results directories with --results DIR",
             root.display()
         );
     }
@@ -126,13 +115,14 @@ fn add_results(
     Ok(())
 }
 
-/// Runs `cargo xtask report`.
-pub fn run(args: &ReportArgs) -> Result<()> {
+/// Runs `bsuite report`, with `shipped` the baselines unless `--baselines-dir` names others.
+pub fn run(args: &ReportArgs, shipped: &Baselines) -> Result<()> {
+    let shipped = shipped.or_dir(args.baselines_dir.as_deref());
     let start = Instant::now();
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     let baselines = match &args.baselines {
-        Some(spec) => crate::baselines::select(spec)?,
+        Some(spec) => shipped.select(spec)?,
         None => Vec::new(),
     };
     let results = if !args.results.is_empty() {
@@ -155,7 +145,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         } else {
             name.clone()
         };
-        let dir = crate::baselines::unpack(name)?;
+        let dir = shipped.unpack(name)?;
         add_results(&mut dirs, &mut names, &args.out, dir, shown)?;
     }
     let mut agents: Vec<SeededAgent> = dirs
@@ -241,51 +231,12 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     Ok(())
 }
 
-/// Runs `cargo xtask report-check`.
-pub fn check(args: &ReportCheckArgs) -> Result<()> {
-    let start = Instant::now();
-    if !args.dir.join(bsuite_report::latex::STANDALONE).is_file() {
-        bail!(
-            "{} has no {}; write a report first with cargo xtask report",
-            args.dir.display(),
-            bsuite_report::latex::STANDALONE
-        );
-    }
-    use bsuite_report::check::{self, Geometry};
-    let geometries: Vec<Geometry> = match args.geometry.as_str() {
-        "all" => Geometry::ALL.to_vec(),
-        "standalone" => vec![Geometry::Standalone],
-        "single-column" => vec![Geometry::SingleColumn],
-        "two-column" => vec![Geometry::TwoColumn],
-        other => {
-            bail!("--geometry {other:?}: expected all, standalone, single-column or two-column")
-        }
-    };
-    for geometry in geometries {
-        let checked = check::compile_and_check_in(&args.dir, geometry)?;
-        bsuite_baselines::outln!(
-            "report-check: {} ({}) compiled, {} pages, {} figures included, all present: the \
-             summary on one page, no overfull box, no text under 6 pt ({:.1} s)",
-            checked.pdf.display(),
-            geometry.name(),
-            checked.pages,
-            checked.figures,
-            start.elapsed().as_secs_f64()
-        );
-        if let (Some(png), Geometry::Standalone) = (&args.png, geometry) {
-            check::page_png(&checked.pdf, 1, 110, png)?;
-            bsuite_baselines::outln!("report-check: page 1 rendered as {}", png.display());
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn fixtures() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/random_results")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/random_results")
     }
 
     #[test]
@@ -294,7 +245,7 @@ mod tests {
             std::env::temp_dir().join(format!("bsuite-report-default-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let err = default_results(&root).unwrap_err().to_string();
-        assert!(err.contains("bench-all"), "{err}");
+        assert!(err.contains("bsuite run <agent>"), "{err}");
         for (agent, file) in [
             ("dqn", "bsuite_id_-_catch-0.csv"),
             ("a2c", "bsuite_id_-_bandit-0.csv"),
@@ -341,8 +292,9 @@ mod tests {
             lenient: false,
             overwrite: false,
             baselines: None,
+            baselines_dir: None,
         };
-        let err = run(&args).unwrap_err().to_string();
+        let err = run(&args, &Baselines::built_in()).unwrap_err().to_string();
         assert!(err.contains("both give the agent name 'a'"), "{err}");
         assert!(!args.out.exists());
     }

@@ -1,4 +1,4 @@
-//! `cargo xtask study FILE`: a study is a TOML file naming a few agent variants (an agent
+//! `bsuite study FILE`: a study is a TOML file naming a few agent variants (an agent
 //! and its configuration each); the command runs every variant into `RESULTS/<variant>/`
 //! and writes one report of all of them, with the study's agent definitions.
 //!
@@ -27,9 +27,10 @@ use serde::Deserialize;
 
 use bsuite_logging::manifest::RunManifest;
 
+use crate::baselines::Baselines;
 use crate::results_dirs::load_seeded;
 
-/// Options of `cargo xtask study`.
+/// Options of `bsuite study`.
 #[derive(Args, Debug)]
 pub struct StudyArgs {
     /// The study file (TOML: a title and a list of variants).
@@ -61,11 +62,15 @@ pub struct StudyArgs {
     /// Run nothing: write the report of whatever the variants have run so far.
     #[arg(long)]
     pub report_only: bool,
-    /// With --report-only: take each variant's results from the repository's shipped
-    /// baselines (`baselines/`), the one whose manifest records the variant's agent and
-    /// configuration, instead of from RESULTS.
+    /// With --report-only: take each variant's results from the shipped baselines (built
+    /// into bsuite), the one whose manifest records the variant's agent and configuration,
+    /// instead of from RESULTS.
     #[arg(long, requires = "report_only")]
     pub baselines: bool,
+    /// With --baselines: read the shipped baselines from DIR (its `<name>.tar.gz`
+    /// archives, such as a checkout's `baselines/`) instead of those built in.
+    #[arg(long, value_name = "DIR", requires = "baselines")]
+    pub baselines_dir: Option<PathBuf>,
     /// One line per finished id instead of a progress bar.
     #[arg(long)]
     pub plain: bool,
@@ -203,15 +208,15 @@ fn variant_args(args: &StudyArgs, variant: &Variant) -> Result<Vec<OsString>> {
     Ok(argv)
 }
 
-/// The sweep arguments as `bench-all` parses them, for agents built into xtask.
+/// The sweep arguments as `bsuite run` parses them.
 #[derive(Parser)]
 struct SweepCommand {
     #[command(flatten)]
     sweep: SweepArgs,
 }
 
-/// Runs `cargo xtask study`.
-pub fn run(args: &StudyArgs) -> Result<()> {
+/// Runs `bsuite study`, with `shipped` the baselines unless `--baselines-dir` names others.
+pub fn run(args: &StudyArgs, shipped: &Baselines) -> Result<()> {
     let study = read_study(&args.file)?;
     if !args.report_only {
         for (k, variant) in study.variants.iter().enumerate() {
@@ -224,18 +229,17 @@ pub fn run(args: &StudyArgs) -> Result<()> {
             );
             let argv = variant_args(args, variant)?;
             // Every agent runs here, on its host engine: no LibTorch is provisioned.
-            let command = SweepCommand::try_parse_from(
-                std::iter::once(OsString::from("bench-all")).chain(argv),
-            )?;
+            let command =
+                SweepCommand::try_parse_from(std::iter::once(OsString::from("run")).chain(argv))?;
             let agent = factory::agent(&variant.agent)?;
             sweep::run_sweep("study", agent, &command.sweep)?;
         }
     }
-    report(args, &study)
+    report(args, &study, &shipped.or_dir(args.baselines_dir.as_deref()))
 }
 
 /// Writes the study's report from every variant with results.
-fn report(args: &StudyArgs, study: &Study) -> Result<()> {
+fn report(args: &StudyArgs, study: &Study, shipped: &Baselines) -> Result<()> {
     let out = match &args.out {
         Some(out) => out.clone(),
         None => {
@@ -249,7 +253,7 @@ fn report(args: &StudyArgs, study: &Study) -> Result<()> {
     let mut agents: Vec<SeededAgent> = Vec::new();
     let mut definitions = BTreeMap::new();
     let shipped = if args.baselines {
-        crate::baselines::unpack_all()?
+        shipped.unpack_all()?
     } else {
         Vec::new()
     };
@@ -390,7 +394,7 @@ mod tests {
     use super::*;
 
     fn studies() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../studies")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../studies")
     }
 
     /// A variant takes the shipped run whose manifest records its agent and configuration,

@@ -1,6 +1,6 @@
-//! `cargo xtask merge OUT DIR...` and `cargo xtask verify DIR`: gathering the results
-//! directories of a split sweep (one per shard or per node) into one, with their
-//! provenance, and checking that a directory holds every id it should, complete.
+//! `bsuite merge OUT DIR...`: gathering the results directories of a split sweep (one per
+//! shard or per node) into one, with their provenance (`bsuite verify` then checks that it
+//! holds every id it should, complete).
 //!
 //! Copying the CSV files alone loses the manifest, and a later run could then claim
 //! another run's files; `merge` copies the manifest too, and only of directories that
@@ -16,15 +16,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use bsuite_analysis::seeds::read_seed_dirs;
-use bsuite_envs::BsuiteId;
 use bsuite_logging::dir_lock::{self, Holder, Locking};
 use bsuite_logging::manifest::{claim_layout, RunManifest, MANIFEST_FILE};
-use bsuite_logging::results::{
-    file_name, logged_episodes, read_run, seed_dir, Layout, ReadError, FILE_PREFIX,
-};
+use bsuite_logging::results::{read_run, seed_dir, Layout, FILE_PREFIX};
 use clap::Args;
 
-/// Arguments of `cargo xtask merge`.
+/// Arguments of `bsuite merge`.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
     /// The directory to gather into (created if missing; one that holds results must be
@@ -35,18 +32,6 @@ pub struct MergeArgs {
     /// directories of `seed-<s>/` runs, gathered seed by seed into `OUT/seed-<s>/`.
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
-}
-
-/// Arguments of `cargo xtask verify`.
-#[derive(Args, Debug)]
-pub struct VerifyArgs {
-    /// The results directory.
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
-    /// The ids it should hold: bsuite_ids, experiments, tags, SWEEP or TESTING (default:
-    /// SWEEP, all 468).
-    #[arg(long, num_args = 1.., value_name = "ID|EXPERIMENT|TAG|SWEEP|TESTING")]
-    pub ids: Vec<String>,
 }
 
 /// How `a` and `b` differ as runs, `a`'s first; empty when they are one run's.
@@ -70,7 +55,7 @@ fn disagreement(a: &RunManifest, b: &RunManifest) -> Vec<String> {
 }
 
 /// A directory's manifest, refusing what `command` (merge or verify) cannot take.
-fn manifest_of(dir: &Path, command: &str) -> Result<RunManifest> {
+pub(crate) fn manifest_of(dir: &Path, command: &str) -> Result<RunManifest> {
     let manifest = RunManifest::read(dir)?;
     let Some(manifest) = manifest else {
         bail!(
@@ -93,7 +78,7 @@ fn manifest_of(dir: &Path, command: &str) -> Result<RunManifest> {
 }
 
 /// Refuses a path that is not a directory, saying what it is.
-fn existing_dir(dir: &Path) -> Result<()> {
+pub(crate) fn existing_dir(dir: &Path) -> Result<()> {
     match fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => Ok(()),
         Ok(_) => bail!(
@@ -108,7 +93,7 @@ fn existing_dir(dir: &Path) -> Result<()> {
 }
 
 /// The seeds of a directory of `seed-<s>/` runs; empty for one run's directory.
-fn seeds_of(dir: &Path) -> Result<Vec<u32>> {
+pub(crate) fn seeds_of(dir: &Path) -> Result<Vec<u32>> {
     let seeds = read_seed_dirs(dir)?;
     for skipped in &seeds.skipped {
         bsuite_baselines::errln!("warning: {skipped}");
@@ -130,8 +115,8 @@ fn results_files(dir: &Path) -> Result<BTreeSet<String>> {
     Ok(files)
 }
 
-/// Runs `cargo xtask merge`.
-pub fn merge(args: &MergeArgs) -> Result<()> {
+/// Runs `bsuite merge`.
+pub fn run(args: &MergeArgs) -> Result<()> {
     let (out, dirs) = (&args.out, &args.dirs);
     let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::new();
     for dir in dirs {
@@ -285,7 +270,7 @@ pub fn merge_dirs(out: &Path, dirs: &[PathBuf]) -> Result<String> {
     if !conflicts.is_empty() {
         bail!(
             "{} results file(s) differ between directories: {}; nothing was merged (verify \
-             each directory with `cargo xtask verify`, and keep the complete one)",
+             each directory with `bsuite verify`, and keep the complete one)",
             conflicts.len(),
             conflicts.join("; ")
         );
@@ -342,119 +327,6 @@ fn copy_synced(from: &Path, to: &Path) -> Result<()> {
         fs::File::open(dir)
             .and_then(|d| d.sync_all())
             .with_context(|| format!("syncing {}", dir.display()))?;
-    }
-    Ok(())
-}
-
-/// The state of each selected id in a directory.
-#[derive(Debug, Default, PartialEq)]
-pub struct Verified {
-    /// Ids with every episode.
-    pub complete: Vec<BsuiteId>,
-    /// Ids with fewer episodes than the run's count, with what they have.
-    pub partial: Vec<(BsuiteId, u64)>,
-    /// Ids whose file the strict reader rejects, with why.
-    pub damaged: Vec<(BsuiteId, String)>,
-    /// Ids without a file.
-    pub missing: Vec<BsuiteId>,
-}
-
-/// Checks each of `ids` in `dir` against the episode count of `manifest` (each id's own
-/// when it says none).
-pub fn verify_dir(dir: &Path, ids: &[BsuiteId], manifest: &RunManifest) -> Verified {
-    let mut verified = Verified::default();
-    for &id in ids {
-        let wanted = manifest.num_episodes.unwrap_or(id.num_episodes()) as u64;
-        match logged_episodes(&dir.join(file_name(&id))) {
-            Ok(None) => verified.missing.push(id),
-            Ok(Some(n)) if n >= wanted => verified.complete.push(id),
-            Ok(Some(n)) => verified.partial.push((id, n)),
-            Err(ReadError::Io { error, .. }) if error.kind() == std::io::ErrorKind::NotFound => {
-                verified.missing.push(id)
-            }
-            Err(error) => verified.damaged.push((id, error.to_string())),
-        }
-    }
-    verified
-}
-
-/// Runs `cargo xtask verify`: fails unless every selected id is complete and the
-/// directory's manifest vouches for them; a directory of `seed-<s>/` runs is verified
-/// seed by seed, and fails unless every seed is complete.
-pub fn verify(args: &VerifyArgs) -> Result<()> {
-    let dir = &args.dir;
-    existing_dir(dir)?;
-    let ids = bsuite_baselines::sweep::select_ids(&args.ids)?;
-    let seeds = seeds_of(dir)?;
-    if seeds.is_empty() {
-        return verify_one(dir, &ids);
-    }
-    let failed: Vec<u32> = seeds
-        .iter()
-        .filter(|&&seed| {
-            let result = verify_one(&seed_dir(dir, seed), &ids);
-            if let Err(error) = &result {
-                bsuite_baselines::errln!("seed {seed}: {error:#}");
-            }
-            result.is_err()
-        })
-        .copied()
-        .collect();
-    if !failed.is_empty() {
-        let failed: Vec<String> = failed.iter().map(ToString::to_string).collect();
-        bail!(
-            "{} of the {} seeds of {} are not complete (seeds {})",
-            failed.len(),
-            seeds.len(),
-            dir.display(),
-            failed.join(", ")
-        );
-    }
-    bsuite_baselines::outln!("{}: all {} seeds complete", dir.display(), seeds.len());
-    Ok(())
-}
-
-/// `verify` of one run's directory.
-fn verify_one(dir: &Path, ids: &[BsuiteId]) -> Result<()> {
-    let manifest = manifest_of(dir, "verify")?;
-    let verified = verify_dir(dir, ids, &manifest);
-    let list = |ids: Vec<String>| {
-        let more = if ids.len() > 20 { ", ..." } else { "" };
-        let shown: Vec<String> = ids.into_iter().take(20).collect();
-        format!("{}{more}", shown.join(", "))
-    };
-    let mut out = format!(
-        "{}: {manifest}\n{} selected ids: {} complete, {} partial, {} damaged, {} missing\n",
-        dir.display(),
-        ids.len(),
-        verified.complete.len(),
-        verified.partial.len(),
-        verified.damaged.len(),
-        verified.missing.len()
-    );
-    if !verified.partial.is_empty() {
-        let ids = verified
-            .partial
-            .iter()
-            .map(|(id, n)| format!("{id} ({n} episodes)"));
-        out += &format!("partial: {}\n", list(ids.collect()));
-    }
-    for (id, why) in &verified.damaged {
-        out += &format!("damaged: {id}: {why}\n");
-    }
-    if !verified.missing.is_empty() {
-        let ids = verified.missing.iter().map(ToString::to_string);
-        out += &format!("missing: {}\n", list(ids.collect()));
-    }
-    let _ = write!(bsuite_baselines::console::Stdout, "{out}");
-    if verified.complete.len() != ids.len() {
-        bail!(
-            "{} of {} selected ids in {} are not complete; rerun the sweep (or the shards \
-             that hold them) into it to finish them",
-            ids.len() - verified.complete.len(),
-            ids.len(),
-            dir.display()
-        );
     }
     Ok(())
 }

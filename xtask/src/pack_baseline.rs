@@ -1,8 +1,8 @@
-//! The baselines shipped with the repository: `baselines/<name>.tar.gz`, each a complete
-//! sweep (all 468 ids, every episode) of one agent in its default configuration, with the
-//! run's manifest, and `baselines/<name>.scores.json`, its scores. `cargo xtask report
-//! --baselines` unpacks them beside the user's results; `cargo xtask pack-baseline` makes
-//! them, and refuses a partial sweep.
+//! `cargo xtask pack-baseline`: ships a sweep as a baseline, `baselines/<name>.tar.gz`, a
+//! complete sweep (all 468 ids, every episode) of one agent in its default configuration
+//! (or under a name of its own), with the run's manifest, and `baselines/<name>.scores.json`,
+//! its scores; a partial sweep is refused. The `bsuite` command carries these archives
+//! built in and unpacks them (`bsuite_cli::baselines`).
 
 use std::fs;
 use std::io::Write as _;
@@ -10,10 +10,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use bsuite_analysis::{summarize, AgentResults};
-use bsuite_logging::manifest::{RunManifest, MANIFEST_FILE};
+use bsuite_logging::manifest::MANIFEST_FILE;
 use bsuite_logging::results::FILE_PREFIX;
 use clap::Args;
-use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 
 /// The repository's root.
@@ -25,121 +24,6 @@ fn root() -> &'static Path {
 /// The repository's directory of shipped baselines.
 fn shipped() -> PathBuf {
     root().join("baselines")
-}
-
-/// Where shipped baselines are unpacked for a report.
-fn unpacked() -> PathBuf {
-    root().join(".bsuite/baselines")
-}
-
-/// The names of the shipped baselines, sorted.
-fn available() -> Result<Vec<String>> {
-    let mut names = Vec::new();
-    for entry in fs::read_dir(shipped()).context("reading the baselines directory")? {
-        let name = entry?.file_name().to_string_lossy().into_owned();
-        if let Some(agent) = name.strip_suffix(".tar.gz") {
-            names.push(agent.to_string());
-        }
-    }
-    names.sort();
-    Ok(names)
-}
-
-/// Resolves `--baselines`: `all`, or names separated by commas.
-pub fn select(spec: &str) -> Result<Vec<String>> {
-    let available = available()?;
-    if spec == "all" {
-        return Ok(available);
-    }
-    let mut names = Vec::new();
-    for name in spec.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        if !available.iter().any(|a| a == name) {
-            bail!(
-                "no shipped baseline '{name}'; the repository ships: {} (or 'all')",
-                available.join(", ")
-            );
-        }
-        names.push(name.to_string());
-    }
-    Ok(names)
-}
-
-/// The shipped baseline `name`, unpacked, and its results directory.
-pub fn unpack(name: &str) -> Result<PathBuf> {
-    unpack_into(&shipped().join(format!("{name}.tar.gz")), &unpacked(), name)
-}
-
-/// Unpacks `archive` into `root/name`, unless the copy there is what it last unpacked,
-/// untouched: a study reports from a dozen baselines, and unpacking them all (about ten
-/// thousand files) took most of its time.
-fn unpack_into(archive: &Path, root: &Path, name: &str) -> Result<PathBuf> {
-    let target = root.join(name);
-    let stamp_path = root.join(format!(".{name}.unpacked"));
-    let recorded = fs::read_to_string(&stamp_path).ok();
-    if recorded.is_some() && recorded == stamp(archive, &target).ok() {
-        return Ok(target);
-    }
-    let staging = root.join(format!(".{name}.{}", std::process::id()));
-    let _ = fs::remove_dir_all(&staging);
-    fs::create_dir_all(&staging)?;
-    let file = fs::File::open(archive).with_context(|| format!("opening {}", archive.display()))?;
-    tar::Archive::new(GzDecoder::new(file))
-        .unpack(&staging)
-        .with_context(|| format!("unpacking {}", archive.display()))?;
-    let _ = fs::remove_dir_all(&target);
-    fs::rename(&staging, &target)?;
-    // Described as found after the rename: should another process have unpacked too, the
-    // stamp still describes what is there.
-    fs::write(&stamp_path, stamp(archive, &target)?)
-        .with_context(|| format!("writing {}", stamp_path.display()))?;
-    Ok(target)
-}
-
-/// What identifies an unpacked copy: the archive's size and modification time, then the
-/// path, size and modification time of every file in `dir` (unpacking keeps the archive's
-/// times, so an edited, added or removed file changes it).
-fn stamp(archive: &Path, dir: &Path) -> Result<String> {
-    fn line(path: &Path, shown: &Path) -> Result<String> {
-        let meta = fs::metadata(path)?;
-        let modified = meta.modified()?.duration_since(std::time::UNIX_EPOCH)?;
-        Ok(format!(
-            "{} {} {}\n",
-            shown.display(),
-            meta.len(),
-            modified.as_nanos()
-        ))
-    }
-    fn walk(dir: &Path, relative: &Path, out: &mut Vec<String>) -> Result<()> {
-        for entry in fs::read_dir(dir)? {
-            let entry = entry?;
-            let shown = relative.join(entry.file_name());
-            if entry.file_type()?.is_dir() {
-                walk(&entry.path(), &shown, out)?;
-            } else {
-                out.push(line(&entry.path(), &shown)?);
-            }
-        }
-        Ok(())
-    }
-    let mut files = Vec::new();
-    walk(dir, Path::new(""), &mut files)?;
-    files.sort();
-    Ok(line(archive, Path::new("archive"))? + &files.concat())
-}
-
-/// Every shipped baseline, unpacked: its name, results directory and manifest.
-pub fn unpack_all() -> Result<Vec<(String, PathBuf, RunManifest)>> {
-    let mut runs = Vec::new();
-    for name in available()? {
-        let dir = unpack(&name)?;
-        // A baseline of several seeds records its run in each seed's manifest.
-        let first_seed = bsuite_analysis::seeds::seed_dirs(&dir)?.into_iter().next();
-        let manifest = RunManifest::read(first_seed.map_or(dir.clone(), |(_, d)| d).as_path())
-            .with_context(|| format!("the shipped baseline {name}"))?
-            .with_context(|| format!("the shipped baseline {name} has no {MANIFEST_FILE}"))?;
-        runs.push((name, dir, manifest));
-    }
-    Ok(runs)
 }
 
 /// Options of `cargo xtask pack-baseline`.
@@ -187,7 +71,7 @@ pub fn pack(args: &PackArgs) -> Result<()> {
     let seeds = bsuite_analysis::seeds::seed_dirs(&args.dir)?;
     if seeds.is_empty() {
         let (summary, name) = check_complete(&args.dir, args.name.as_deref())?;
-        let scores = crate::score::reference_json(&summary);
+        let scores = bsuite_analysis::score_json::reference_json(&summary);
         return write_baseline(args, &name, &[], &scores);
     }
     // Several seeds: each must be a complete sweep, and all of one run (as `score` checks).
@@ -199,7 +83,10 @@ pub fn pack(args: &PackArgs) -> Result<()> {
     let name = name.expect("a seed at least");
     let mut summary = agent.summarize();
     summary.agent = name.clone();
-    let scores = crate::score::seeded_json(&summary, &bsuite_analysis::stats::Bootstrap::default());
+    let scores = bsuite_analysis::score_json::seeded_json(
+        &summary,
+        &bsuite_analysis::stats::Bootstrap::default(),
+    );
     let subdirs: Vec<String> = seeds
         .iter()
         .map(|(seed, _)| format!("{}{seed}", bsuite_analysis::seeds::SEED_DIR_PREFIX))
@@ -287,12 +174,12 @@ fn write_baseline(
     let json = out.join(format!("{name}.scores.json"));
     // A shipped baseline is evidence others cite: replacing one is asked for, and only an
     // earlier baseline's files are replaced.
-    let archive_file = crate::owned_file::Owned {
+    let archive_file = bsuite_cli::owned_file::Owned {
         path: &archive,
         what: "a baseline's archive",
         is_ours: |bytes| bytes.starts_with(&[0x1f, 0x8b]),
     };
-    let scores_file = crate::owned_file::Owned {
+    let scores_file = bsuite_cli::owned_file::Owned {
         path: &json,
         what: "a baseline's scores",
         is_ours: |bytes| {
@@ -342,7 +229,7 @@ fn write_archive(dir: &Path, subdirs: &[String], archive: &Path) -> Result<()> {
                 .with_context(|| format!("reading {}", path.display()))
         })
         .collect::<Result<Vec<_>>>()?;
-    crate::owned_file::write_new(archive, |file| {
+    bsuite_cli::owned_file::write_new(archive, |file| {
         let gz = flate2::GzBuilder::new()
             .mtime(0)
             .write(file, flate2::Compression::best());
@@ -359,50 +246,4 @@ fn write_archive(dir: &Path, subdirs: &[String], archive: &Path) -> Result<()> {
         gz.flush()?;
         gz.finish().map(drop)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("xtask-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    #[test]
-    fn an_unpacked_copy_is_reused_only_while_untouched() {
-        use std::os::unix::fs::MetadataExt as _;
-        let root = scratch("unpack-reuse");
-        let archive = shipped().join("boot_dqn_1.tar.gz");
-        let dir = unpack_into(&archive, &root, "b").unwrap();
-        let csv = dir.join("bsuite_id_-_catch-0.csv");
-        let original = fs::read_to_string(&csv).unwrap();
-        // A fresh unpacking renames a new directory into place.
-        let inode = |dir: &Path| fs::metadata(dir).unwrap().ino();
-
-        // Read (as a report reads it), it is still as unpacked, so it is reused.
-        AgentResults::load("b", &dir).unwrap();
-        let first = inode(&dir);
-        unpack_into(&archive, &root, "b").unwrap();
-        assert_eq!(inode(&dir), first);
-
-        // An edited file is replaced by the archive's.
-        fs::write(&csv, "edited").unwrap();
-        unpack_into(&archive, &root, "b").unwrap();
-        assert_ne!(inode(&dir), first);
-        assert_eq!(fs::read_to_string(&csv).unwrap(), original);
-        // So is a removed one, and an added one is removed.
-        fs::remove_file(&csv).unwrap();
-        fs::write(dir.join("extra.csv"), "x").unwrap();
-        unpack_into(&archive, &root, "b").unwrap();
-        assert_eq!(fs::read_to_string(&csv).unwrap(), original);
-        assert!(!dir.join("extra.csv").exists());
-        // Another archive under the same name is unpacked afresh.
-        unpack_into(&shipped().join("dqn_sgd.tar.gz"), &root, "b").unwrap();
-        assert_ne!(fs::read_to_string(&csv).unwrap(), original);
-        fs::remove_dir_all(&root).unwrap();
-    }
 }
