@@ -9,6 +9,7 @@ mod bench;
 mod bench_all;
 mod bench_python;
 mod bench_score;
+mod book;
 mod cluster;
 mod compare;
 mod ids;
