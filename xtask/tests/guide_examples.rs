@@ -1,10 +1,11 @@
 //! The README's and the guide's examples: every ```sh block of `README.md` and of
 //! `docs/book/src/*.md` runs here as a reader would run it, page by page in a scratch
-//! directory, with `cargo xtask` as this build's xtask and `bsuite` as the built binary, so
-//! that a renamed command or flag fails these tests. The Python blocks run in the Python
-//! tests (`crates/bsuite-py/tests/python/test_guide_examples.py`) and the Rust ones as
-//! doctests of bsuite-baselines (its `guide` module), which the last tests here keep
-//! complete. Long commands are written in ```text blocks, which nothing runs.
+//! directory, with `cargo xtask` as this build's xtask and `bsuite` as the workspace's
+//! binary (built here), so that a renamed command or flag fails these tests. The Python
+//! blocks run in the Python tests (`crates/bsuite-py/tests/python/test_guide_examples.py`)
+//! and the Rust ones as doctests of bsuite-baselines (its `guide` module), which the last
+//! tests here keep complete. Long commands are written in ```text blocks, which nothing
+//! runs.
 
 mod common;
 
@@ -163,22 +164,42 @@ fn uses_bsuite(code: &str) -> bool {
     })
 }
 
-/// The built `bsuite` command: `BSUITE_BIN`, else `bsuite` beside this build's xtask or in
-/// the other profile's folder.
+/// The `bsuite` command to run the examples with: `BSUITE_BIN`, else the workspace's own,
+/// built here (debug, beside this build's xtask) where the workspace has the crate;
+/// `None` where it has not.
 fn bsuite_binary() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("BSUITE_BIN") {
-        return Some(PathBuf::from(path));
-    }
-    let xtask = Path::new(env!("CARGO_BIN_EXE_xtask"));
-    let profile = xtask.parent()?;
-    let target = profile.parent()?;
-    [
-        profile.join("bsuite"),
-        target.join("release").join("bsuite"),
-        target.join("debug").join("bsuite"),
-    ]
-    .into_iter()
-    .find(|p| p.is_file())
+    static BINARY: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            if let Some(path) = std::env::var_os("BSUITE_BIN") {
+                return Some(PathBuf::from(path));
+            }
+            if !workspace().join("crates/bsuite-cli/Cargo.toml").is_file() {
+                return None;
+            }
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let built = Command::new(cargo)
+                .args(["build", "--quiet", "-p", "bsuite-cli", "--bin", "bsuite"])
+                .arg("--manifest-path")
+                .arg(workspace().join("Cargo.toml"))
+                .stdin(Stdio::null())
+                .status()
+                .expect("cargo runs");
+            assert!(
+                built.success(),
+                "cargo build -p bsuite-cli --bin bsuite failed"
+            );
+            let binary = Path::new(env!("CARGO_BIN_EXE_xtask")).with_file_name("bsuite");
+            assert!(binary.is_file(), "{} was not built", binary.display());
+            Some(binary)
+        })
+        .clone()
+}
+
+/// Says something that the tests' capture of their output must not hide.
+fn shout(message: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "\n!!! {message}\n");
 }
 
 /// Whether `program` is on `PATH`.
@@ -236,6 +257,8 @@ impl Scratch {
             .env("PATH", std::env::join_paths(path).unwrap())
             .env("BSUITE_GUIDE_XTASK", env!("CARGO_BIN_EXE_xtask"))
             .env("XTASK_NO_REEXEC", "1")
+            // `bsuite` unpacks its baselines into the user's cache: here, the scratch's.
+            .env("XDG_CACHE_HOME", self.dir.parent().unwrap().join("cache"))
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&out).unwrap())
             .stderr(std::fs::File::options().append(true).open(&out).unwrap())
@@ -291,11 +314,10 @@ fn run_page(page: &Path, text: &str) -> Vec<String> {
     for block in blocks(text).into_iter().filter(|b| b.language == "sh") {
         let at = format!("{shown}:{}", block.line);
         if uses_bsuite(&block.code) && bsuite.is_none() {
-            eprintln!(
-                "\n!!! {at}: SKIPPED: the block runs `bsuite`, and no built `bsuite` was found \
-                 (BSUITE_BIN, or target/{{debug,release}}/bsuite): build it (cargo build -p \
-                 bsuite-cli) to test this example\n"
-            );
+            shout(&format!(
+                "{at}: SKIPPED: the block runs `bsuite`, and this workspace has no \
+                 crates/bsuite-cli to build it from (BSUITE_BIN names one)"
+            ));
             continue;
         }
         let missing: Vec<&str> = NEEDS
@@ -305,10 +327,10 @@ fn run_page(page: &Path, text: &str) -> Vec<String> {
             .filter(|program| !on_path(program))
             .collect();
         if !missing.is_empty() {
-            eprintln!(
-                "\n!!! {at}: SKIPPED: it needs {} (CI installs them)\n",
+            shout(&format!(
+                "{at}: SKIPPED: it needs {} (CI installs them)",
                 missing.join(", ")
-            );
+            ));
             continue;
         }
         let started = Instant::now();
