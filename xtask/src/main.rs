@@ -10,6 +10,7 @@ mod agree;
 mod bench;
 mod bench_python;
 mod bench_score;
+mod book;
 mod embed_mnist;
 mod install;
 mod libtorch;

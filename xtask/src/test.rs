@@ -54,6 +54,7 @@ pub fn run(args: TestArgs) -> Result<()> {
     }
     bsuite_baselines::errln!("xtask: cargo test --workspace");
     libtorch::run_status(workspace, "cargo test --workspace")?;
+    crate::book::test()?;
     if !args.no_python {
         crate::python_tests::run()?;
         crate::rliable_check::run()?;

@@ -70,3 +70,38 @@ pub use experiment::{run, run_lockstep, run_verbose, run_with};
 /// One writer per results directory: the lock lives with the results format, in
 /// `bsuite-logging`, so that every writer (the Python package's recorders too) takes it.
 pub use bsuite_logging::dir_lock;
+
+/// The Rust examples of the README and of the guide (`docs/book/src/`), compiled and run by
+/// `cargo test --doc`, so that an example a reader copies cannot fall behind the crates.
+/// Each page is here whole (`xtask/tests/guide_examples.rs` checks that every page is);
+/// its other blocks (`sh`, `python`, `text`, `toml`) are not Rust, so rustdoc leaves them to
+/// their own tests.
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../../../README.md")]
+    struct Readme;
+    #[doc = include_str!("../../../docs/book/src/introduction.md")]
+    struct Introduction;
+    #[doc = include_str!("../../../docs/book/src/getting-started.md")]
+    struct GettingStarted;
+    #[doc = include_str!("../../../docs/book/src/python-agent.md")]
+    struct PythonAgent;
+    #[doc = include_str!("../../../docs/book/src/rust-agent.md")]
+    struct RustAgent;
+    #[doc = include_str!("../../../docs/book/src/comparing.md")]
+    struct Comparing;
+    #[doc = include_str!("../../../docs/book/src/report.md")]
+    struct Report;
+    #[doc = include_str!("../../../docs/book/src/studies.md")]
+    struct Studies;
+    #[doc = include_str!("../../../docs/book/src/clusters.md")]
+    struct Clusters;
+    #[doc = include_str!("../../../docs/book/src/guarantees.md")]
+    struct Guarantees;
+    #[doc = include_str!("../../../docs/book/src/performance.md")]
+    struct Performance;
+    #[doc = include_str!("../../../docs/book/src/reference.md")]
+    struct Reference;
+    #[doc = include_str!("../../../docs/book/src/conformance.md")]
+    struct Conformance;
+}

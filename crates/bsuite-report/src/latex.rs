@@ -556,9 +556,11 @@ the standard analysis plots of each experiment.
         })
         .collect();
     if !incomplete.is_empty() {
+        // Ragged: a list of long experiment names cannot be justified on 5.5 in without a
+        // line running past the margin.
         let _ = writeln!(
             s,
-            "\n\\par\\medskip\nIncomplete results. {}\n",
+            "\n\\par\\medskip\n{{\\raggedright Incomplete results. {}\\par}}\n",
             incomplete.join(" ")
         );
     }
