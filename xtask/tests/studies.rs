@@ -89,7 +89,10 @@ config = { seed = 2 }
     assert!(appendix.contains(r"\item \textbf{first}: The random agent with seed 1."));
     assert!(appendix.contains(r"\item \textbf{second}: The random agent with seed 2."));
     let page = fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(page.contains("<b>second</b>: The random agent with seed 2."));
+    assert!(
+        page.contains(r#">second</dt><dd data-agent="second">The random agent with seed 2."#),
+        "the report's agent list: {page}"
+    );
 
     // Run again: every id is complete, so nothing reruns; --report-only runs nothing.
     let again = study(&[]);
@@ -174,7 +177,10 @@ config = { seed = 7 }
         assert_eq!(names.len(), 2, "only seed directories: {names:?}");
     }
     let page = fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(page.contains("<b>from7</b>: The random agent from seed 7."));
+    assert!(
+        page.contains(r#"</dt><dd data-agent="from7">The random agent from seed 7."#),
+        "the report's agent list: {page}"
+    );
     // Each variant is one agent over its seeds.
     assert!(page.contains("2 seeds (7, 8)"), "the report's seed counts");
     assert!(
