@@ -309,15 +309,20 @@ pub fn radar_svg_with_bands(
             .map(|k| ((cx, cy), point(k, 1.0)))
             .collect();
         canvas.segments(&spokes, grid)?;
-        // The rings' values go just under the first axis, clear of its label at the end.
+        // The rings' values go on the bisector between the first axis and the last, where
+        // they neither run into each other nor sit on the first axis' data.
+        let between = chart.angles[0] - PI / chart.angles.len() as f64;
         for (r, label) in [(0.25, ".25"), (0.5, ".5"), (0.75, ".75")] {
             canvas.text_with_opacity(
                 label,
-                (cx + r * radius + units(0.6), cy + units(2.8)),
+                (
+                    cx + r * radius * between.cos(),
+                    cy - r * radius * between.sin(),
+                ),
                 units(RADAR_TICK_SIZE),
                 BLACK,
                 0.75,
-                Align::Start,
+                Align::Middle,
                 false,
             )?;
         }
