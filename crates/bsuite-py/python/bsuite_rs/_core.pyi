@@ -15,7 +15,7 @@ _Batch = Tuple[npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.
                npt.NDArray[np.int32]]
 
 __all__ = ['Env', 'VecEnv', '__version__', '_check_id', '_check_vec_env', '_heap_bytes',
-           '_resolve_setting', '_sweep_table', 'report', 'score']
+           '_resolve_setting', '_sweep_table', 'main', 'report', 'score']
 __version__: str
 
 @disjoint_base
