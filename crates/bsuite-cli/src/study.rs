@@ -329,16 +329,9 @@ fn report(args: &StudyArgs, study: &Study, shipped: &Baselines) -> Result<()> {
     };
     let written = match bsuite_report::write_seeded(&agents, &out, &options) {
         // The report's own advice is its command line's --overwrite, which study lacks.
-        Err(bsuite_report::Error::ForeignFiles { dir, files }) => bail!(
-            "the report directory {} holds files that no report wrote: {}; pass another \
-             --out, or move them away",
-            dir.display(),
-            files
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        Err(bsuite_report::Error::ForeignFiles(found)) => {
+            bail!("{found}; pass another --out, or move them away")
+        }
         written => written?,
     };
     let partial: Vec<&str> = (written.incomplete.iter())

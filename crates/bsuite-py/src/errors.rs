@@ -224,15 +224,8 @@ pub fn report_error(err: &bsuite_report::Error) -> PyErr {
             "the output path {} is a results directory; give the report another out",
             out.display()
         )),
-        Error::ForeignFiles { dir, files } => PyFileExistsError::new_err(format!(
-            "the report directory {} holds files that no report wrote: {}; pass \
-             overwrite=True to replace them, or give the report another out",
-            dir.display(),
-            files
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+        Error::ForeignFiles(found) => PyFileExistsError::new_err(format!(
+            "{found}; pass overwrite=True to replace them, or give the report another out"
         )),
         Error::Io { error, .. } => os_error(error, err.to_string()),
         Error::Draw(_) | Error::Svg(_) | Error::Pdf(_) => PyRuntimeError::new_err(err.to_string()),

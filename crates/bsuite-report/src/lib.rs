@@ -89,18 +89,8 @@ pub enum Error {
     },
     /// The report directory holds files this report would replace that no earlier report
     /// wrote (a directory a report did not create, or files put there since).
-    #[error(
-        "the report directory {} holds files that no report wrote: {}; pass --overwrite to \
-         replace them, or another --out",
-        .dir.display(),
-        .files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
-    )]
-    ForeignFiles {
-        /// The report directory.
-        dir: PathBuf,
-        /// The files, relative to it (at most a few are listed).
-        files: Vec<PathBuf>,
-    },
+    #[error("{0}; pass --overwrite to replace them, or another --out")]
+    ForeignFiles(ForeignFiles),
     /// plotters failed to draw.
     #[error("drawing a figure failed: {0}")]
     Draw(String),
@@ -110,4 +100,43 @@ pub enum Error {
     /// svg2pdf failed.
     #[error("converting a figure to PDF failed: {0}")]
     Pdf(String),
+}
+
+/// Files in a report directory that no report wrote, which a report refuses to replace
+/// unless told to. Its `Display` names the directory and the files and gives no advice, so
+/// that each front end (command line, study, Python) adds its own way out.
+///
+/// ```
+/// let found = bsuite_report::ForeignFiles {
+///     dir: "report".into(),
+///     files: vec!["notes.txt".into()],
+/// };
+/// assert_eq!(
+///     found.to_string(),
+///     "the report directory report holds files that no report wrote: notes.txt"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignFiles {
+    /// The report directory.
+    pub dir: PathBuf,
+    /// The files, relative to it (at most a few are listed).
+    pub files: Vec<PathBuf>,
+}
+
+impl std::fmt::Display for ForeignFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the report directory {} holds files that no report wrote: ",
+            self.dir.display()
+        )?;
+        for (i, file) in self.files.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}", file.display())?;
+        }
+        Ok(())
+    }
 }

@@ -659,10 +659,10 @@ impl Output {
             if !foreign.is_empty() {
                 foreign.sort();
                 foreign.truncate(5);
-                return Err(Error::ForeignFiles {
+                return Err(Error::ForeignFiles(crate::ForeignFiles {
                     dir: dir.to_path_buf(),
                     files: foreign,
-                });
+                }));
             }
         }
         Ok(Output {
@@ -687,10 +687,10 @@ impl Output {
             return Ok(());
         }
         foreign.truncate(5);
-        Err(Error::ForeignFiles {
+        Err(Error::ForeignFiles(crate::ForeignFiles {
             dir: self.dir.clone(),
             files: foreign,
-        })
+        }))
     }
 
     fn write(&mut self, relative: &str, bytes: &[u8]) -> Result<(), Error> {
