@@ -242,3 +242,77 @@ fn a_baseline_of_several_seeds_packs_every_seed_deterministically() {
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
+
+/// The per-tag tables of the README and of the guide's "Their scores" are the shipped
+/// scores: a row for every baseline, with its seed count, its archive's size (the guide) and
+/// each tag's mean with its interval over seeds, as `<name>.scores.json` has them. The tables
+/// are written by hand when a baseline ships, so this is what keeps them from drifting.
+#[test]
+fn the_documented_score_tables_are_the_shipped_scores() {
+    const TAGS: [&str; 7] = [
+        "basic",
+        "credit_assignment",
+        "exploration",
+        "generalization",
+        "memory",
+        "noise",
+        "scale",
+    ];
+    let mut names: Vec<String> = std::fs::read_dir(shipped())
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".scores.json").map(str::to_owned)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 11, "baselines: {names:?}");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let guide = std::fs::read_to_string(root.join("docs/book/src/comparing.md")).unwrap();
+    let mut wrong = Vec::new();
+    for name in &names {
+        let text = std::fs::read_to_string(shipped().join(format!("{name}.scores.json"))).unwrap();
+        let scores: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let seeds = scores["seeds"].as_array().map_or(1, Vec::len);
+        let cells: Vec<String> = TAGS
+            .iter()
+            .map(
+                |tag| match scores["intervals"]["tags"][tag]["mean"].as_object() {
+                    Some(mean) => {
+                        let at = |key: &str| mean[key].as_f64().unwrap();
+                        format!("{:.2} [{:.2}, {:.2}]", at("value"), at("lo"), at("hi"))
+                    }
+                    None => format!("{:.2}", scores["tags"][tag].as_f64().unwrap()),
+                },
+            )
+            .collect();
+        let bytes = std::fs::metadata(shipped().join(format!("{name}.tar.gz")))
+            .unwrap()
+            .len();
+        let kilobytes = (bytes as f64 / 1024.0).round();
+        let expected = [
+            (
+                "README.md",
+                &readme,
+                format!("| {name} | {seeds} | {} |", cells.join(" | ")),
+            ),
+            (
+                "comparing.md",
+                &guide,
+                format!(
+                    "| {name} | {seeds} | {kilobytes} KB | {} |",
+                    cells.join(" | ")
+                ),
+            ),
+        ];
+        for (file, text, row) in expected {
+            let prefix = format!("| {name} |");
+            let found: Vec<&str> = text.lines().filter(|l| l.starts_with(&prefix)).collect();
+            if found != [row.as_str()] {
+                wrong.push(format!("{file}: {found:?}\n  should be: {row}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
