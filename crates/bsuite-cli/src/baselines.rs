@@ -345,8 +345,9 @@ mod tests {
         // A fresh unpacking renames a new directory into place.
         let inode = |dir: &Path| fs::metadata(dir).unwrap().ino();
 
-        // Read (as a report reads it), it is still as unpacked, so it is reused.
-        AgentResults::load("b", &dir).unwrap();
+        // Read (as a report reads it: one seed's directory of it), it is still as unpacked,
+        // so it is reused.
+        AgentResults::load("b", csv.parent().unwrap()).unwrap();
         let first = inode(&dir);
         unpack_into(&archive, &root, "b").unwrap();
         assert_eq!(inode(&dir), first);
