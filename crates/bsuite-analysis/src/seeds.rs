@@ -531,9 +531,11 @@ pub enum Conclusion {
     BBetter,
     /// The difference's interval lies within the tolerance either side of 0.
     Equivalent,
-    /// Neither: about `seeds` seeds a side would detect a difference of the tolerance
-    /// ([`stats::seeds_needed`]); `None` when a side has fewer than two seeds to size it
-    /// with.
+    /// Neither: the interval straddles +tolerance or −tolerance, and about `seeds` seeds a
+    /// side would settle it, by narrowing the interval until it clears the boundary
+    /// nearest the difference ([`stats::seeds_needed`] on that margin, and always more
+    /// than either side has: a difference at the tolerance needs many); `None` when a side
+    /// has fewer than two seeds to size it with.
     Inconclusive {
         /// Seeds a side needed.
         seeds: Option<usize>,
@@ -542,6 +544,10 @@ pub enum Conclusion {
     /// bsuite_id.
     NotCompared,
 }
+
+/// Past this many seeds a side, an inconclusive verdict says the difference is the
+/// tolerance for all practical purposes instead of naming the seeds.
+const MOST_SEEDS_NAMED: usize = 100_000;
 
 /// Two agents compared on one experiment or tag.
 #[derive(Clone, Debug)]
@@ -566,8 +572,12 @@ impl PairComparison {
             Conclusion::ABetter => format!("{a} better"),
             Conclusion::BBetter => format!("{b} better"),
             Conclusion::Equivalent => format!("equivalent within {tolerance}"),
+            Conclusion::Inconclusive { seeds: Some(n) } if n > MOST_SEEDS_NAMED => format!(
+                "inconclusive: the difference is the tolerance, {tolerance}, to within what \
+                 any practical number of seeds resolves"
+            ),
             Conclusion::Inconclusive { seeds: Some(n) } => {
-                format!("inconclusive: about {n} seeds a side would detect {tolerance}")
+                format!("inconclusive: about {n} seeds a side would settle it at {tolerance}")
             }
             Conclusion::Inconclusive { seeds: None } => {
                 "inconclusive: a side with one seed has no spread; run 2 or more seeds a side"
@@ -641,9 +651,15 @@ pub fn compare_agents(
         } else if -tolerance <= difference.lo && difference.hi <= tolerance {
             Conclusion::Equivalent
         } else {
-            Conclusion::Inconclusive {
-                seeds: stats::seeds_needed(sa.sd, sb.sd, tolerance),
-            }
+            // What settles it is an interval clear of the boundary nearest the difference
+            // (beyond it: better; inside both: equivalent), so the seeds are sized on that
+            // margin, not on the tolerance: a difference of 0.046 at a tolerance of 0.05
+            // is settled only by an interval within 0.004 of it, however well the seeds
+            // would detect a difference of 0.05.
+            let margin = (difference.value.abs() - tolerance).abs();
+            let seeds = stats::seeds_needed(sa.sd, sb.sd, margin.max(f64::MIN_POSITIVE))
+                .map(|n| n.max(sa.n.max(sb.n) + 1));
+            Conclusion::Inconclusive { seeds }
         };
         PairComparison {
             name,
@@ -959,7 +975,44 @@ mod tests {
         assert_eq!(expected, Some(816));
         assert_eq!(
             experiments[0].verdict("c", "d", 0.05),
-            "inconclusive: about 816 seeds a side would detect 0.05"
+            "inconclusive: about 816 seeds a side would settle it at 0.05"
+        );
+        // A difference near the tolerance, over five seeds a side with little spread: its
+        // interval straddles 0.05, and what settles it is an interval clear of 0.05, far
+        // narrower than one that detects 0.05, so it needs many more seeds than five.
+        let near_a = [0.50, 0.52, 0.48, 0.51, 0.49];
+        let near_b = near_a.map(|x| x - 0.046);
+        let (_, experiments) = compare_agents(
+            &bandit_summary("near_a", &near_a),
+            &bandit_summary("near_b", &near_b),
+            &settings,
+            0.05,
+        );
+        let near = &experiments[0];
+        assert!(near.difference.lo < 0.05 && 0.05 < near.difference.hi);
+        let margin = 0.05 - near.difference.value;
+        assert!((margin - 0.004).abs() < 1e-9, "{margin}");
+        let spread = Sample::of(&near_a).sd;
+        let expected = stats::seeds_needed(spread, spread, margin).unwrap();
+        assert!(expected > 100, "{expected}");
+        assert_eq!(
+            near.conclusion,
+            Conclusion::Inconclusive {
+                seeds: Some(expected)
+            }
+        );
+        // At the tolerance itself, no practical number of seeds settles it.
+        let at = PairComparison {
+            conclusion: Conclusion::Inconclusive {
+                seeds: Some(usize::MAX),
+            },
+            ..near.clone()
+        };
+        assert!(
+            at.verdict("a", "b", 0.05)
+                .starts_with("inconclusive: the difference is the tolerance, 0.05,"),
+            "{}",
+            at.verdict("a", "b", 0.05)
         );
         // One seed a side: never a conclusion, whatever the difference.
         let (_, experiments) = compare_agents(

@@ -3,9 +3,10 @@
 //! experiment: the difference of mean scores and the probability of improvement P(A > B),
 //! each with a 95% stratified bootstrap interval, and a verdict
 //! (`bsuite_analysis::seeds::compare_agents`). When the evidence is not enough the verdict
-//! names the seeds a side that would detect a difference of `--tolerance`
-//! (`bsuite_analysis::stats::seeds_needed`: the normal-approximation power calculation for
-//! two means, 80% power at the 5% level).
+//! names the seeds a side that would settle it: enough for the interval to clear the
+//! tolerance's boundary nearest the difference (`bsuite_analysis::stats::seeds_needed` on
+//! that margin: the normal-approximation power calculation for two means, 80% power at the
+//! 5% level).
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -33,7 +34,7 @@ pub struct CompareArgs {
     /// Differences of mean score below this do not matter: the verdict calls the agents
     /// equivalent when the difference's interval lies within ±tolerance, one better when
     /// the interval lies wholly beyond it, and otherwise inconclusive, sizing the seeds
-    /// needed to detect it.
+    /// needed to settle it.
     #[arg(long, default_value_t = 0.05)]
     pub tolerance: f64,
     /// Print the comparison as JSON.
@@ -198,10 +199,11 @@ fn table(
         out,
         "\nVerdicts: 'equivalent' when the interval of A − B lies within ±tolerance; 'better'\n\
          when it lies wholly beyond the tolerance; otherwise 'inconclusive', which names the\n\
-         seeds a side that would detect a difference of the tolerance four times in five at\n\
-         the 5% level (n = 2.80² (sd_A² + sd_B²) / tolerance², sd over seeds of the mean\n\
-         score). A verdict needs two seeds a side, and an experiment both ran on a common\n\
-         bsuite_id."
+         seeds a side that would settle it four times in five at the 5% level: enough for\n\
+         the interval to clear the boundary nearest the difference, m = ||A − B| − tolerance|\n\
+         (n = 2.80² (sd_A² + sd_B²) / m², sd over seeds of the mean score, and more than\n\
+         either side has). A verdict needs two seeds a side, and an experiment both ran on a\n\
+         common bsuite_id."
     );
     out
 }
