@@ -20,9 +20,22 @@ ships() {
   [ "$(tar tzf "baselines/$1.tar.gz" 2>/dev/null | grep -c "^seed-$2/")" -gt 0 ]
 }
 
+# The last seed of a sweep's `--seeds A..B` (B is exclusive).
+last_seed() {
+  while [ $# -gt 0 ]; do
+    if [ "$1" = --seeds ]; then
+      echo $((${2#*..} - 1))
+      return
+    fi
+    shift
+  done
+}
+
 sweep() {
-  local name=$1 last=$2
-  shift 2
+  local name=$1
+  shift
+  local last
+  last=$(last_seed "$@")
   if ships "$name" "$last"; then
     echo "$(date -u +%FT%TZ) skip $name: seed $last ships in baselines/" >>sweeps/logs/queue.log
     return
@@ -33,11 +46,11 @@ sweep() {
   echo "$(date -u +%FT%TZ) end $name: exit $?" >>sweeps/logs/queue.log
 }
 
-sweep dqn_sgd 46 dqn --config optimizer=sgd --config learning_rate=0.01 --seeds 43..47
-sweep dqn_rmsprop 46 dqn --config optimizer=rmsprop --seeds 43..47
-sweep boot_dqn_1 44 boot_dqn --config num_ensemble=1 --seeds 43..45
-sweep boot_dqn_3 44 boot_dqn --config num_ensemble=3 --seeds 43..45
-sweep actor_critic_rnn 46 actor_critic_rnn --seeds 45..47
-sweep boot_dqn 44 boot_dqn --seeds 43..45
-sweep boot_dqn_10 44 boot_dqn --config num_ensemble=10 --seeds 43..45
-sweep boot_dqn_30 44 boot_dqn --config num_ensemble=30 --seeds 43..45
+sweep dqn_sgd dqn --config optimizer=sgd --config learning_rate=0.01 --seeds 43..47
+sweep dqn_rmsprop dqn --config optimizer=rmsprop --seeds 43..47
+sweep boot_dqn_1 boot_dqn --config num_ensemble=1 --seeds 43..45
+sweep boot_dqn_3 boot_dqn --config num_ensemble=3 --seeds 43..45
+sweep actor_critic_rnn actor_critic_rnn --seeds 45..47
+sweep boot_dqn boot_dqn --seeds 43..45
+sweep boot_dqn_10 boot_dqn --config num_ensemble=10 --seeds 43..45
+sweep boot_dqn_30 boot_dqn --config num_ensemble=30 --seeds 43..45
