@@ -42,7 +42,7 @@ pub struct BenchPythonArgs {
 }
 
 /// The reference venv's interpreter, made by `tools/reference/setup.sh` if missing.
-fn reference_python() -> Result<PathBuf> {
+pub fn reference_python() -> Result<PathBuf> {
     let root = workspace_root();
     let python = wheel::venv_python(&root.join(".bsuite").join("reference-venv"));
     if python.exists() {

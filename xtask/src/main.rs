@@ -18,6 +18,7 @@ mod pack_baseline;
 mod py_torch;
 mod python_tests;
 mod rliable_check;
+mod shipped_scores;
 mod test;
 mod trace;
 mod wheel;

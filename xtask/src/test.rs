@@ -11,20 +11,27 @@ pub struct TestArgs {
     /// Skip the tests of the LibTorch engine (no LibTorch is provisioned then).
     #[arg(long)]
     pub no_libtorch: bool,
-    /// Skip the Python package's tests (no wheel is built and no venv made then).
+    /// Skip the Python stages: the package's tests, the cross-check against rliable and the
+    /// shipped baselines against bsuite's scorer (no wheel is built and no venv made then).
     #[arg(long, conflicts_with = "python_only")]
     pub no_python: bool,
-    /// Run the Python package's tests alone (the wheel, the numpy-only check and pytest).
+    /// Run the Python stages alone (the wheel, the numpy-only check and pytest, the
+    /// cross-check against rliable, the shipped baselines against bsuite's scorer).
     #[arg(long)]
     pub python_only: bool,
     /// Run the cross-check against the real rliable alone ([`crate::rliable_check`]).
     #[arg(long)]
     pub rliable_only: bool,
+    /// Run the check of the shipped baselines against bsuite's scorer alone
+    /// ([`crate::shipped_scores`]; after adding seeds to a baseline).
+    #[arg(long)]
+    pub shipped_scores_only: bool,
 }
 
 /// Runs `cargo test --workspace` (nothing there needs LibTorch), then the Python tests
-/// ([`crate::python_tests::run`]: the wheel, a numpy-only smoke test and pytest), then the
-/// optimised tests of installed programs ([`slurm_test`]: the cluster recipe on a real
+/// ([`crate::python_tests::run`]: the wheel, a numpy-only smoke test and pytest), the
+/// cross-check against rliable ([`crate::rliable_check`]) and the shipped baselines'
+/// scores against bsuite 0.3.6's ([`crate::shipped_scores`]), then the optimised tests of installed programs ([`slurm_test`]: the cluster recipe on a real
 /// Slurm, the installed `bsuite` without the checkout), then provisions LibTorch and runs
 /// `cargo test -p bsuite-baselines --features libtorch --release -- --include-ignored`:
 /// the agents train for a few hundred episodes in these tests, which needs optimised
@@ -35,9 +42,13 @@ pub fn run(args: TestArgs) -> Result<()> {
     if args.rliable_only {
         return crate::rliable_check::run();
     }
+    if args.shipped_scores_only {
+        return crate::shipped_scores::run();
+    }
     if args.python_only {
         crate::python_tests::run()?;
-        return crate::rliable_check::run();
+        crate::rliable_check::run()?;
+        return crate::shipped_scores::run();
     }
     let manifest = libtorch::workspace_root().join("Cargo.toml");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -58,6 +69,7 @@ pub fn run(args: TestArgs) -> Result<()> {
     if !args.no_python {
         crate::python_tests::run()?;
         crate::rliable_check::run()?;
+        crate::shipped_scores::run()?;
     }
     // The installed tree builds without LibTorch, so the cluster test runs either way.
     slurm_test(&manifest)?;
