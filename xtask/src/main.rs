@@ -83,9 +83,10 @@ enum Command {
     /// Ship a complete default sweep as a baseline: `baselines/<name>.tar.gz` and its
     /// scores (refuses partial sweeps and non-default configurations).
     PackBaseline(pack_baseline::PackArgs),
-    /// Every test: `cargo test --workspace`, the Python package's tests (the wheel built and
-    /// installed into venvs under `.bsuite/`), then the LibTorch agents' tests (LibTorch is
-    /// found or installed first; see `cargo xtask libtorch`).
+    /// Every test: `cargo test --workspace`, the Python stages (the package's tests, the
+    /// cross-check against rliable and the shipped baselines against bsuite 0.3.6's scorer,
+    /// in venvs under `.bsuite/`), the installed programs', then the LibTorch agents' tests
+    /// (LibTorch is found or installed first; see `cargo xtask libtorch`).
     Test(test::TestArgs),
     /// Find or install LibTorch 2.11.0 for the agents' LibTorch engine and print `export
     /// LIBTORCH=...`, or run `cargo ARGS...` with it (e.g. `cargo xtask libtorch clippy -p

@@ -19,25 +19,23 @@ pub struct TestArgs {
     /// cross-check against rliable, the shipped baselines against bsuite's scorer).
     #[arg(long)]
     pub python_only: bool,
-    /// Run the cross-check against the real rliable alone ([`crate::rliable_check`]).
+    /// Run the cross-check against the real rliable alone.
     #[arg(long)]
     pub rliable_only: bool,
-    /// Run the check of the shipped baselines against bsuite's scorer alone
-    /// ([`crate::shipped_scores`]; after adding seeds to a baseline).
+    /// Run the check of the shipped baselines against bsuite's scorer alone (after adding
+    /// seeds to a baseline).
     #[arg(long)]
     pub shipped_scores_only: bool,
 }
 
-/// Runs `cargo test --workspace` (nothing there needs LibTorch), then the Python tests
-/// ([`crate::python_tests::run`]: the wheel, a numpy-only smoke test and pytest), the
-/// cross-check against rliable ([`crate::rliable_check`]) and the shipped baselines'
-/// scores against bsuite 0.3.6's ([`crate::shipped_scores`]), then the optimised tests of installed programs ([`slurm_test`]: the cluster recipe on a real
-/// Slurm, the installed `bsuite` without the checkout), then provisions LibTorch and runs
-/// `cargo test -p bsuite-baselines --features libtorch --release -- --include-ignored`:
-/// the agents train for a few hundred episodes in these tests, which needs optimised
-/// code. The tests
-/// ignored in debug builds run there; with `--no-libtorch`, `cargo test -p bsuite-baselines
-/// --release -- --ignored` runs them instead, so no ignored test is skipped.
+/// Runs `cargo test --workspace` (nothing there needs LibTorch), then the Python stages
+/// ([`python_stages`]), then the optimised tests of installed programs ([`slurm_test`]:
+/// the cluster recipe on a real Slurm, the installed `bsuite` without the checkout), then
+/// provisions LibTorch and runs `cargo test -p bsuite-baselines --features libtorch
+/// --release -- --include-ignored`: the agents train for a few hundred episodes in these
+/// tests, which needs optimised code. The tests ignored in debug builds run there; with
+/// `--no-libtorch`, `cargo test -p bsuite-baselines --release -- --ignored` runs them
+/// instead, so no ignored test is skipped.
 pub fn run(args: TestArgs) -> Result<()> {
     if args.rliable_only {
         return crate::rliable_check::run();
@@ -46,9 +44,7 @@ pub fn run(args: TestArgs) -> Result<()> {
         return crate::shipped_scores::run();
     }
     if args.python_only {
-        crate::python_tests::run()?;
-        crate::rliable_check::run()?;
-        return crate::shipped_scores::run();
+        return python_stages();
     }
     let manifest = libtorch::workspace_root().join("Cargo.toml");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -67,9 +63,7 @@ pub fn run(args: TestArgs) -> Result<()> {
     libtorch::run_status(workspace, "cargo test --workspace")?;
     crate::book::test()?;
     if !args.no_python {
-        crate::python_tests::run()?;
-        crate::rliable_check::run()?;
-        crate::shipped_scores::run()?;
+        python_stages()?;
     }
     // The installed tree builds without LibTorch, so the cluster test runs either way.
     slurm_test(&manifest)?;
@@ -108,6 +102,16 @@ pub fn run(args: TestArgs) -> Result<()> {
         tch,
         "cargo test -p bsuite-baselines --features libtorch --release",
     )
+}
+
+/// What runs in venvs: the Python package's tests ([`crate::python_tests::run`]: the wheel,
+/// a numpy-only smoke test and pytest), the cross-check against rliable
+/// ([`crate::rliable_check`]) and the shipped baselines' scores against bsuite 0.3.6's
+/// ([`crate::shipped_scores`]).
+fn python_stages() -> Result<()> {
+    crate::python_tests::run()?;
+    crate::rliable_check::run()?;
+    crate::shipped_scores::run()
 }
 
 /// The cluster recipe on a real one-node Slurm (`xtask/tests/slurm.rs`), run from a tree
