@@ -2,7 +2,8 @@
 //! complete sweep (all 468 ids, every episode) of one agent in its default configuration
 //! (or under a name of its own), with the run's manifest, and `baselines/<name>.scores.json`,
 //! its scores; a partial sweep is refused. The `bsuite` command carries these archives
-//! built in and unpacks them (`bsuite_cli::baselines`).
+//! built in and unpacks them (`bsuite_cli::baselines`). Seeds run later join a shipped
+//! baseline with `--add-seeds`; `--overwrite` never drops a seed the archive holds.
 
 use std::fs;
 use std::io::Write as _;
@@ -39,9 +40,16 @@ pub struct PackArgs {
     /// Where the archive and its scores go (default: the repository's `baselines/`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Replace an archive or scores of the same name already there.
+    /// Replace an archive or scores of the same name already there (refused if the
+    /// archive holds a seed that the directory lacks: see --add-seeds).
     #[arg(long)]
     pub overwrite: bool,
+    /// Add the directory's seeds (its `seed-<s>/` directories, or the one seed of a plain
+    /// results directory) to the baseline of this name already there: the new archive
+    /// holds its seeds and these, which must be other seeds of the same run (the same
+    /// agent and configuration, as every multi-seed baseline's are).
+    #[arg(long, conflicts_with = "overwrite")]
+    pub add_seeds: bool,
 }
 
 /// The names `--baselines` reads as something other than a baseline.
@@ -67,6 +75,9 @@ fn check_baseline_name(name: &str) -> Result<()> {
 pub fn pack(args: &PackArgs) -> Result<()> {
     if let Some(name) = &args.name {
         check_baseline_name(name)?;
+    }
+    if args.add_seeds {
+        return add_seeds(args);
     }
     let seeds = bsuite_analysis::seeds::seed_dirs(&args.dir)?;
     if seeds.is_empty() {
@@ -103,6 +114,7 @@ fn check_complete(dir: &Path, name: Option<&str>) -> Result<(bsuite_analysis::Su
         name: name.map(str::to_string),
         out: None,
         overwrite: false,
+        add_seeds: false,
     };
     let Some(manifest) = &agent.manifest else {
         bail!(
@@ -189,6 +201,30 @@ fn write_baseline(
     };
     archive_file.check(args.overwrite)?;
     scores_file.check(args.overwrite)?;
+    if archive.exists() {
+        let kept: Vec<u32> = match subdirs {
+            [] => vec![single_seed(&args.dir)?],
+            _ => bsuite_analysis::seeds::seed_dirs(&args.dir)?
+                .into_iter()
+                .map(|(seed, _)| seed)
+                .collect(),
+        };
+        let dropped: Vec<String> = archive_seeds(&archive)?
+            .into_iter()
+            .filter(|seed| !kept.contains(seed))
+            .map(|seed| seed.to_string())
+            .collect();
+        if !dropped.is_empty() {
+            bail!(
+                "{} holds seed(s) {} that {} lacks: replacing it would drop them. Add this \
+                 directory's seeds to it with --add-seeds, or remove the archive first to \
+                 ship these seeds alone",
+                archive.display(),
+                dropped.join(", "),
+                args.dir.display()
+            );
+        }
+    }
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     write_archive(&args.dir, subdirs, &archive)?;
     scores_file.write((serde_json::to_string_pretty(scores)? + "\n").as_bytes())?;
@@ -199,6 +235,12 @@ fn write_baseline(
         json.display()
     );
     Ok(())
+}
+
+/// Whether a results directory's entry `name` ships: the run's manifest and the bsuite CSVs,
+/// nothing else a user may keep beside them.
+fn is_results_file(name: &str) -> bool {
+    name == MANIFEST_FILE || (name.starts_with(FILE_PREFIX) && name.ends_with(".csv"))
 }
 
 /// A deterministic archive of the directory's manifest and CSVs (or, with `subdirs`, of
@@ -214,7 +256,7 @@ fn write_archive(dir: &Path, subdirs: &[String], archive: &Path) -> Result<()> {
     for prefix in &prefixes {
         for entry in fs::read_dir(dir.join(prefix))? {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            if name == MANIFEST_FILE || (name.starts_with(FILE_PREFIX) && name.ends_with(".csv")) {
+            if is_results_file(&name) {
                 files.push(format!("{prefix}{name}"));
             }
         }
@@ -245,5 +287,127 @@ fn write_archive(dir: &Path, subdirs: &[String], archive: &Path) -> Result<()> {
         let mut gz: GzEncoder<&mut fs::File> = tar.into_inner()?;
         gz.flush()?;
         gz.finish().map(drop)
+    })
+}
+
+/// The seed recorded by the manifest of a plain (one-seed) results directory.
+fn single_seed(dir: &Path) -> Result<u32> {
+    match bsuite_logging::manifest::RunManifest::read(dir)? {
+        Some(manifest) => Ok(manifest.seed),
+        None => bail!(
+            "{} has no {MANIFEST_FILE}: cannot say its seed",
+            dir.display()
+        ),
+    }
+}
+
+/// The seeds a baseline's archive holds: its `seed-<s>/` directories, or the seed its one
+/// manifest records when it holds a single results directory.
+fn archive_seeds(archive: &Path) -> Result<Vec<u32>> {
+    let unpacked = Staging::new("seeds")?;
+    unpack(archive, &unpacked.0)?;
+    let seeds = bsuite_analysis::seeds::seed_dirs(&unpacked.0)?;
+    if seeds.is_empty() {
+        return Ok(vec![single_seed(&unpacked.0)?]);
+    }
+    Ok(seeds.into_iter().map(|(seed, _)| seed).collect())
+}
+
+fn unpack(archive: &Path, into: &Path) -> Result<()> {
+    let file = fs::File::open(archive).with_context(|| format!("opening {}", archive.display()))?;
+    tar::Archive::new(flate2::read::GzDecoder::new(file))
+        .unpack(into)
+        .with_context(|| format!("unpacking {}", archive.display()))
+}
+
+/// A scratch directory under the system's temporary one, removed when dropped.
+struct Staging(PathBuf);
+
+impl Staging {
+    fn new(what: &str) -> Result<Staging> {
+        let dir = std::env::temp_dir().join(format!(
+            "bsuite-pack-baseline-{what}-{}",
+            std::process::id()
+        ));
+        // A directory left by a process of the same id that was killed.
+        if dir.exists() {
+            fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+        }
+        fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        Ok(Staging(dir))
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `--add-seeds`: the shipped baseline's seeds and `args.dir`'s side by side in a staging
+/// directory (a one-seed archive becomes `seed-<s>/`), packed as one baseline of seeds in
+/// place of the old. A seed on both sides is refused: which of the two would ship?
+fn add_seeds(args: &PackArgs) -> Result<()> {
+    let mut new: Vec<(u32, PathBuf)> = bsuite_analysis::seeds::seed_dirs(&args.dir)?;
+    if new.is_empty() {
+        new.push((single_seed(&args.dir)?, args.dir.clone()));
+    }
+    let name = match &args.name {
+        Some(name) => name.clone(),
+        None => bsuite_logging::manifest::RunManifest::read(&new[0].1)?
+            .map(|m| m.agent)
+            .with_context(|| format!("{} has no {MANIFEST_FILE}", new[0].1.display()))?,
+    };
+    let out = args.out.clone().unwrap_or_else(shipped);
+    let archive = out.join(format!("{name}.tar.gz"));
+    if !archive.is_file() {
+        bail!(
+            "--add-seeds: there is no baseline '{name}' in {} to add seeds to; pack the first \
+             seeds without --add-seeds",
+            out.display()
+        );
+    }
+    let staging = Staging::new("add-seeds")?;
+    let old = staging.0.join("old");
+    let combined = staging.0.join("combined");
+    fs::create_dir_all(&old)?;
+    fs::create_dir_all(&combined)?;
+    unpack(&archive, &old)?;
+    let old_seeds = match bsuite_analysis::seeds::seed_dirs(&old)? {
+        seeds if seeds.is_empty() => vec![(single_seed(&old)?, old.clone())],
+        seeds => seeds,
+    };
+    let both: Vec<String> = new
+        .iter()
+        .filter(|(seed, _)| old_seeds.iter().any(|(s, _)| s == seed))
+        .map(|(seed, _)| seed.to_string())
+        .collect();
+    if !both.is_empty() {
+        bail!(
+            "--add-seeds: seed(s) {} are both in {} and in {}; add only seeds the baseline \
+             lacks",
+            both.join(", "),
+            archive.display(),
+            args.dir.display()
+        );
+    }
+    for (seed, dir) in old_seeds.iter().chain(&new) {
+        let to = combined.join(format!("{}{seed}", bsuite_analysis::seeds::SEED_DIR_PREFIX));
+        fs::create_dir_all(&to)?;
+        for entry in fs::read_dir(dir)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if is_results_file(&name) {
+                fs::copy(entry.path(), to.join(&name))
+                    .with_context(|| format!("copying {}", entry.path().display()))?;
+            }
+        }
+    }
+    pack(&PackArgs {
+        dir: combined,
+        name: Some(name),
+        out: Some(out),
+        overwrite: true,
+        add_seeds: false,
     })
 }

@@ -243,6 +243,81 @@ fn a_baseline_of_several_seeds_packs_every_seed_deterministically() {
     }
 }
 
+/// Seeds run later join a shipped baseline with `--add-seeds`, from a one-seed archive up
+/// (the shipped random baseline's 5 seeds, shipped as seed 42, then 43, then 44 to 46,
+/// give the shipped bytes); a seed on both sides is refused, and `--overwrite` never drops
+/// a seed the archive holds.
+#[test]
+fn seeds_join_a_baseline_and_are_never_dropped() {
+    let seeds = unpacked_baseline("random", "baselines-add");
+    let part = |name: &str, seeds_in: &[u32]| {
+        let dir = scratch(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for seed in seeds_in {
+            let from = seeds.join(format!("seed-{seed}"));
+            std::fs::rename(from, dir.join(format!("seed-{seed}"))).unwrap();
+        }
+        dir
+    };
+    let d43 = part("baselines-add-43", &[43]);
+    let d44 = part("baselines-add-44-46", &[44, 45, 46]);
+    let s42 = seeds.join("seed-42");
+    let out = scratch("baselines-add-out");
+    let pack = |dir: &Path, flag: Option<&str>| {
+        let mut args = vec![
+            "pack-baseline",
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend(flag);
+        xtask(&args)
+    };
+    let archive = || std::fs::read(out.join("random.tar.gz")).unwrap();
+
+    let first = pack(&s42, None);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let one_seed = archive();
+    let dropping = pack(&d44, Some("--overwrite"));
+    assert!(!dropping.status.success());
+    assert!(
+        stderr(&dropping).contains("holds seed(s) 42 that")
+            && stderr(&dropping).contains("--add-seeds"),
+        "{}",
+        stderr(&dropping)
+    );
+    assert_eq!(
+        archive(),
+        one_seed,
+        "a refused --overwrite changed the archive"
+    );
+
+    for dir in [&d43, &d44] {
+        let added = pack(dir, Some("--add-seeds"));
+        assert!(added.status.success(), "{}", stderr(&added));
+    }
+    assert!(
+        archive() == std::fs::read(shipped().join("random.tar.gz")).unwrap(),
+        "seeds added one pack at a time are not the shipped random baseline's bytes"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("random.scores.json")).unwrap(),
+        std::fs::read_to_string(shipped().join("random.scores.json")).unwrap()
+    );
+    let full = archive();
+    let twice = pack(&d43, Some("--add-seeds"));
+    assert!(!twice.status.success());
+    assert!(
+        stderr(&twice).contains("seed(s) 43 are both in"),
+        "{}",
+        stderr(&twice)
+    );
+    assert_eq!(archive(), full, "a refused --add-seeds changed the archive");
+    for dir in [&seeds, &d43, &d44, &out] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
+
 /// The per-tag tables of the README and of the guide's "Their scores" are the shipped
 /// scores: a row for every baseline, with its seed count, its archive's size (the guide) and
 /// each tag's mean with its interval over seeds, as `<name>.scores.json` has them. The tables
