@@ -202,17 +202,12 @@ fn write_baseline(
     archive_file.check(args.overwrite)?;
     scores_file.check(args.overwrite)?;
     if archive.exists() {
-        let kept: Vec<u32> = match subdirs {
-            [] => vec![single_seed(&args.dir)?],
-            _ => bsuite_analysis::seeds::seed_dirs(&args.dir)?
-                .into_iter()
-                .map(|(seed, _)| seed)
-                .collect(),
-        };
-        let dropped: Vec<String> = archive_seeds(&archive)?
+        let kept = dir_seeds(&args.dir)?;
+        let staging = Staging::new("seeds")?;
+        let dropped: Vec<String> = unpack_seeds(&archive, &staging.0)?
             .into_iter()
-            .filter(|seed| !kept.contains(seed))
-            .map(|seed| seed.to_string())
+            .filter(|(seed, _)| !kept.iter().any(|(s, _)| s == seed))
+            .map(|(seed, _)| seed.to_string())
             .collect();
         if !dropped.is_empty() {
             bail!(
@@ -301,23 +296,22 @@ fn single_seed(dir: &Path) -> Result<u32> {
     }
 }
 
-/// The seeds a baseline's archive holds: its `seed-<s>/` directories, or the seed its one
-/// manifest records when it holds a single results directory.
-fn archive_seeds(archive: &Path) -> Result<Vec<u32>> {
-    let unpacked = Staging::new("seeds")?;
-    unpack(archive, &unpacked.0)?;
-    let seeds = bsuite_analysis::seeds::seed_dirs(&unpacked.0)?;
-    if seeds.is_empty() {
-        return Ok(vec![single_seed(&unpacked.0)?]);
+/// The seeds a results directory holds, each with its directory: its `seed-<s>/`
+/// directories, or itself with the seed its manifest records when it is a single seed's.
+fn dir_seeds(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
+    match bsuite_analysis::seeds::seed_dirs(dir)? {
+        seeds if seeds.is_empty() => Ok(vec![(single_seed(dir)?, dir.to_path_buf())]),
+        seeds => Ok(seeds),
     }
-    Ok(seeds.into_iter().map(|(seed, _)| seed).collect())
 }
 
-fn unpack(archive: &Path, into: &Path) -> Result<()> {
+/// Unpacks a baseline's archive into `into`: the seeds it holds ([`dir_seeds`]).
+fn unpack_seeds(archive: &Path, into: &Path) -> Result<Vec<(u32, PathBuf)>> {
     let file = fs::File::open(archive).with_context(|| format!("opening {}", archive.display()))?;
     tar::Archive::new(flate2::read::GzDecoder::new(file))
         .unpack(into)
-        .with_context(|| format!("unpacking {}", archive.display()))
+        .with_context(|| format!("unpacking {}", archive.display()))?;
+    dir_seeds(into)
 }
 
 /// A scratch directory under the system's temporary one, removed when dropped.
@@ -348,10 +342,7 @@ impl Drop for Staging {
 /// directory (a one-seed archive becomes `seed-<s>/`), packed as one baseline of seeds in
 /// place of the old. A seed on both sides is refused: which of the two would ship?
 fn add_seeds(args: &PackArgs) -> Result<()> {
-    let mut new: Vec<(u32, PathBuf)> = bsuite_analysis::seeds::seed_dirs(&args.dir)?;
-    if new.is_empty() {
-        new.push((single_seed(&args.dir)?, args.dir.clone()));
-    }
+    let new = dir_seeds(&args.dir)?;
     let name = match &args.name {
         Some(name) => name.clone(),
         None => bsuite_logging::manifest::RunManifest::read(&new[0].1)?
@@ -372,11 +363,7 @@ fn add_seeds(args: &PackArgs) -> Result<()> {
     let combined = staging.0.join("combined");
     fs::create_dir_all(&old)?;
     fs::create_dir_all(&combined)?;
-    unpack(&archive, &old)?;
-    let old_seeds = match bsuite_analysis::seeds::seed_dirs(&old)? {
-        seeds if seeds.is_empty() => vec![(single_seed(&old)?, old.clone())],
-        seeds => seeds,
-    };
+    let old_seeds = unpack_seeds(&archive, &old)?;
     let both: Vec<String> = new
         .iter()
         .filter(|(seed, _)| old_seeds.iter().any(|(s, _)| s == seed))
