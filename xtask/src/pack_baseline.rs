@@ -204,7 +204,7 @@ fn write_baseline(
     if archive.exists() {
         let kept = dir_seeds(&args.dir)?;
         let staging = Staging::new("seeds")?;
-        let dropped: Vec<String> = unpack_seeds(&archive, &staging.0)?
+        let dropped: Vec<String> = unpack_seeds(&out, name, &staging.0)?
             .into_iter()
             .filter(|(seed, _)| !kept.iter().any(|(s, _)| s == seed))
             .map(|(seed, _)| seed.to_string())
@@ -305,13 +305,11 @@ fn dir_seeds(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
     }
 }
 
-/// Unpacks a baseline's archive into `into`: the seeds it holds ([`dir_seeds`]).
-fn unpack_seeds(archive: &Path, into: &Path) -> Result<Vec<(u32, PathBuf)>> {
-    let file = fs::File::open(archive).with_context(|| format!("opening {}", archive.display()))?;
-    tar::Archive::new(flate2::read::GzDecoder::new(file))
-        .unpack(into)
-        .with_context(|| format!("unpacking {}", archive.display()))?;
-    dir_seeds(into)
+/// Unpacks the baseline `name` of the directory `out` under `into`, as the user's commands
+/// unpack a shipped one: the seeds it holds ([`dir_seeds`]).
+fn unpack_seeds(out: &Path, name: &str, into: &Path) -> Result<Vec<(u32, PathBuf)>> {
+    let dir = bsuite_cli::Baselines::in_dir(out.to_path_buf(), into.to_path_buf()).unpack(name)?;
+    dir_seeds(&dir)
 }
 
 /// A scratch directory under the system's temporary one, removed when dropped.
@@ -359,11 +357,9 @@ fn add_seeds(args: &PackArgs) -> Result<()> {
         );
     }
     let staging = Staging::new("add-seeds")?;
-    let old = staging.0.join("old");
     let combined = staging.0.join("combined");
-    fs::create_dir_all(&old)?;
     fs::create_dir_all(&combined)?;
-    let old_seeds = unpack_seeds(&archive, &old)?;
+    let old_seeds = unpack_seeds(&out, &name, &staging.0.join("old"))?;
     let both: Vec<String> = new
         .iter()
         .filter(|(seed, _)| old_seeds.iter().any(|(s, _)| s == seed))
