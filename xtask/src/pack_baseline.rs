@@ -108,7 +108,8 @@ pub fn pack(args: &PackArgs) -> Result<()> {
 /// Checks that `dir` is a complete sweep of a known agent, in its default configuration
 /// unless `name` says otherwise; its scores and the baseline's name.
 fn check_complete(dir: &Path, name: Option<&str>) -> Result<(bsuite_analysis::Summary, String)> {
-    let mut agent = AgentResults::load("baseline", dir)?;
+    let mut agent = AgentResults::load("baseline", dir)
+        .with_context(|| format!("{}: only a complete sweep ships", dir.display()))?;
     let args = PackArgs {
         dir: dir.to_path_buf(),
         name: name.map(str::to_string),
@@ -355,6 +356,11 @@ fn add_seeds(args: &PackArgs) -> Result<()> {
              seeds without --add-seeds",
             out.display()
         );
+    }
+    // Checked here, not only when the combined seeds are packed, so that a partial seed is
+    // named by the directory the user gave rather than by a staging copy.
+    for (_, dir) in &new {
+        check_complete(dir, Some(&name))?;
     }
     let staging = Staging::new("add-seeds")?;
     let combined = staging.0.join("combined");

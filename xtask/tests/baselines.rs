@@ -245,8 +245,8 @@ fn a_baseline_of_several_seeds_packs_every_seed_deterministically() {
 
 /// Seeds run later join a shipped baseline with `--add-seeds`, from a one-seed archive up
 /// (the shipped random baseline's 5 seeds, shipped as seed 42, then 43, then 44 to 46,
-/// give the shipped bytes); a seed on both sides is refused, and `--overwrite` never drops
-/// a seed the archive holds.
+/// give the shipped bytes); a partial seed and a seed on both sides are refused, and
+/// `--overwrite` never drops a seed the archive holds.
 #[test]
 fn seeds_join_a_baseline_and_are_never_dropped() {
     let seeds = unpacked_baseline("random", "baselines-add");
@@ -278,6 +278,28 @@ fn seeds_join_a_baseline_and_are_never_dropped() {
     let first = pack(&s42, None);
     assert!(first.status.success(), "{}", stderr(&first));
     let one_seed = archive();
+    // A seed short of one id (a sweep still running) is refused by its own directory's name.
+    let partial = scratch("baselines-add-partial");
+    let partial_seed = partial.join("seed-43");
+    std::fs::create_dir_all(&partial_seed).unwrap();
+    for entry in std::fs::read_dir(d43.join("seed-43")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), partial_seed.join(entry.file_name())).unwrap();
+    }
+    std::fs::remove_file(partial_seed.join("bsuite_id_-_catch-0.csv")).unwrap();
+    let refused = pack(&partial, Some("--add-seeds"));
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains(&format!("{} holds 467 of 468 ids", partial_seed.display()))
+            && stderr(&refused).contains("Only a complete sweep ships"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(
+        archive(),
+        one_seed,
+        "a refused partial seed changed the archive"
+    );
     let dropping = pack(&d44, Some("--overwrite"));
     assert!(!dropping.status.success());
     assert!(
@@ -313,7 +335,7 @@ fn seeds_join_a_baseline_and_are_never_dropped() {
         stderr(&twice)
     );
     assert_eq!(archive(), full, "a refused --add-seeds changed the archive");
-    for dir in [&seeds, &d43, &d44, &out] {
+    for dir in [&seeds, &d43, &d44, &partial, &out] {
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
