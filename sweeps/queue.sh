@@ -4,14 +4,42 @@
 # sweep skips the (seed, id) pairs it has finished and goes on. Each seed is the seed-42
 # sweep shipped in baselines/ with only `--seed` changed.
 #
-#   sweeps/queue.sh [BSUITE_RUN]      # default: target/release/bsuite-run
+#   sweeps/queue.sh [BSUITE_RUN]
+#
+# Without BSUITE_RUN it runs the build the sweeps were begun with, PINNED below, and makes it
+# on a machine that lacks it: a git worktree of that revision in .bsuite/, whose host bit
+# fixtures must pass on this CPU before its binary runs (the manifests then name PINNED).
 #
 # Logs (with /usr/bin/time -v's wall time and peak RSS) go to sweeps/logs/, which git
-# ignores. Copy the binary out of target/ first if you will rebuild while it runs.
+# ignores.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-run=${1:-target/release/bsuite-run}
 mkdir -p sweeps/logs
+
+# A seed may span builds only if they keep the agents' bits: every sweep still queued was
+# begun by this one.
+PINNED=3c1c304
+
+pinned_build() {
+  local src=.bsuite/sweep-src-$PINNED bin=.bsuite/sweep-bin/bsuite-run-$PINNED
+  if [ ! -x "$bin" ]; then
+    [ -d "$src" ] || git worktree add --detach "$src" "$PINNED" >&2 || return 1
+    (
+      cd "$src" &&
+        cargo test --release -p bsuite-baselines --features cli --test host_bits >&2 &&
+        cargo build --release -p bsuite-baselines --features cli --bin bsuite-run >&2
+    ) || return 1
+    mkdir -p "$(dirname "$bin")" && cp "$src/target/release/bsuite-run" "$bin" || return 1
+  fi
+  echo "$bin"
+}
+
+if [ $# -gt 0 ]; then
+  run=$1
+elif ! run=$(pinned_build 2>>sweeps/logs/queue.log); then
+  echo "queue.sh: could not build or check $PINNED; see sweeps/logs/queue.log" >&2
+  exit 1
+fi
 
 # A sweep whose last seed already ships in baselines/NAME.tar.gz is done: skip it rather than
 # run it again into an empty sweeps/NAME.
